@@ -8,3 +8,5 @@ export * from "./settings.ts";
 export * from "./protection.ts";
 export * from "./chain-range.ts";
 export * from "./capture-types.ts";
+export * from "./refs.ts";
+export * from "./batch-serialize.ts";

@@ -3,6 +3,7 @@
  * duplicated boundary, or boundaries out of order resolve to null and nothing is dropped.
  */
 import type { AgentMessage } from "./messages.ts";
+import { isChainSynthetic } from "./render/message-shape.ts";
 import type { ChainEntry } from "./state-types.ts";
 
 export interface ResolvedRange { startIndex: number; endIndex: number }
@@ -23,15 +24,26 @@ export function resolveRange(
   return { startIndex: start, endIndex: end };
 }
 
+export interface RangeIndexOptions {
+  /**
+   * Leave Condense's own `<compressed-chain>` user messages out of the start-boundary count. The
+   * renderer sets this: a synthetic's timestamp (compressedAt) must never make a start ambiguous, or a
+   * second render of rendered output would resolve differently from the first.
+   */
+  skipChainSynthetics?: boolean;
+}
+
 /** Index of every user / assistant timestamp, built once per message array for many entries. */
-export function buildRangeIndex(messages: readonly AgentMessage[]) {
+export function buildRangeIndex(messages: readonly AgentMessage[] | readonly unknown[], opts?: RangeIndexOptions) {
   const users = new Map<number, number[]>();
   const assistants = new Map<number, number[]>();
+  const skipSynthetics = opts?.skipChainSynthetics === true;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as { role?: unknown; timestamp?: unknown } | null;
     if (!m || typeof m !== "object" || typeof m.timestamp !== "number") continue;
     const map = m.role === "user" ? users : m.role === "assistant" ? assistants : undefined;
     if (!map) continue;
+    if (skipSynthetics && map === users && isChainSynthetic(m)) continue;
     const list = map.get(m.timestamp);
     if (list) list.push(i); else map.set(m.timestamp, [i]);
   }

@@ -1,0 +1,195 @@
+/**
+ * Phase 3, chain-range prune (CAP-RENDER-8..17, CAP-PROT-4). Every compressed chain entry in the state
+ * is applied positionally: its span (start user .. final assistant) is resolved fail-closed, the
+ * assistant turns, tool results and per-batch summaries strictly inside are dropped, and one synthetic
+ * `<compressed-chain>` user message carrying the chain's summary is inserted right after the start
+ * user. Applying the entries to already-rendered output changes nothing (the synthetic's presence
+ * suppresses re-insertion, and nothing droppable remains inside).
+ */
+import { buildRangeIndex } from "../chain-range.ts";
+import { overlapDiagnostic, rangeMismatchDiagnostic, unresolvedRangeDiagnostic } from "../diagnostics.ts";
+import { occKey } from "../keys.ts";
+import { isObject, isSummaryMessage, type AssistantMessage, type UserMessage } from "../messages.ts";
+import type { CondenseState } from "../state.ts";
+import type { ChainEntry } from "../state-types.ts";
+import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../texts.ts";
+import { firstTextPart, isReadableAssistant, isReadableToolResult, malformedReason } from "./message-shape.ts";
+import { report, type RenderContext } from "./render-context.ts";
+import { summaryRefs } from "./summary-refs.ts";
+
+interface ChainCache {
+  blockById: Map<string, ChainEntry>;
+  rawBodies: Map<string, string>;
+  bodies: Map<string, string>;
+  /** blockId -> the synthetic and the protected result messages it was built from. */
+  synthetics: Map<string, { sources: readonly unknown[]; message: UserMessage }>;
+}
+const cacheByState = new WeakMap<CondenseState, ChainCache>();
+const strippedByAssistant = new WeakMap<object, AssistantMessage>();
+
+function chainCache(state: CondenseState): ChainCache {
+  let c = cacheByState.get(state);
+  if (!c) {
+    c = { blockById: new Map(state.chains.map((e) => [e.blockId, e])), rawBodies: new Map(), bodies: new Map(), synthetics: new Map() };
+    cacheByState.set(state, c);
+  }
+  return c;
+}
+
+/** The stored range summary, else the distinct per-batch summaries covering the dropped keys. */
+function rawBody(state: CondenseState, cache: ChainCache, entry: ChainEntry): string {
+  let body = cache.rawBodies.get(entry.blockId);
+  if (body !== undefined) return body;
+  if (typeof entry.rangeSummaryText === "string" && entry.rangeSummaryText.length > 0) body = entry.rangeSummaryText;
+  else {
+    const keys = entry.droppedOccurrenceKeys ?? entry.droppedToolCallIds ?? [];
+    const ids = new Set<string>();
+    for (const k of keys) for (const s of state.summariesByKey.get(k) ?? []) ids.add(s.id);
+    const texts = new Set<string>();
+    for (const s of state.summaries) if (ids.has(s.id)) texts.add(s.text);
+    body = [...texts].join("\n\n");
+  }
+  cache.rawBodies.set(entry.blockId, body);
+  return body;
+}
+
+/** `{bN}` placeholders replaced once by that block's body: no recursion, never self, unknown stays. */
+function expandedBody(state: CondenseState, cache: ChainCache, entry: ChainEntry): string {
+  let body = cache.bodies.get(entry.blockId);
+  if (body !== undefined) return body;
+  body = rawBody(state, cache, entry).replace(/\{(b\d+)\}/g, (literal, id: string) => {
+    const other = id === entry.blockId ? undefined : cache.blockById.get(id);
+    return other ? rawBody(state, cache, other) : literal;
+  });
+  cache.bodies.set(entry.blockId, body);
+  return body;
+}
+
+function synthetic(state: CondenseState, cache: ChainCache, entry: ChainEntry, sources: readonly Record<string, unknown>[]): UserMessage {
+  const hit = cache.synthetics.get(entry.blockId);
+  if (hit && hit.sources.length === sources.length && hit.sources.every((s, i) => s === sources[i])) return hit.message;
+  let blocks = "";
+  for (const r of sources) {
+    const parts = r.content as unknown[];
+    const text = parts.filter((p) => isObject(p) && p.type === "text" && typeof p.text === "string").map((p) => (p as { text: string }).text).join("\n");
+    blocks += protectedOutputBlock(typeof r.toolName === "string" ? r.toolName : "unknown", text);
+  }
+  const text = compressedChainText(entry.blockId, entry.toolRefs ?? [], expandedBody(state, cache, entry), blocks);
+  const message: UserMessage = { role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt };
+  cache.synthetics.set(entry.blockId, { sources, message });
+  return message;
+}
+
+/** CAP-RENDER-16: the final assistant without its thinking blocks (same object when it has none). */
+function withoutThinking(m: unknown): unknown {
+  if (!isReadableAssistant(m)) return m;
+  if (!m.content.some((b) => isObject(b) && b.type === "thinking")) return m;
+  let s = strippedByAssistant.get(m);
+  if (!s) {
+    s = { ...m, content: m.content.filter((b) => !(isObject(b) && b.type === "thinking")) };
+    strippedByAssistant.set(m, s);
+  }
+  return s;
+}
+
+interface Accepted { entry: ChainEntry; start: number; end: number; order: number }
+
+export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
+  const cc = ctx.settings.chainCompression;
+  const { state } = ctx;
+  if (!cc || cc.enabled === false || state.chains.length === 0) return messages;
+  const index = buildRangeIndex(messages, { skipChainSynthetics: true });
+  const resolved: Accepted[] = [];
+  state.chains.forEach((entry, order) => {
+    const r = index.resolve(entry);
+    if (r) resolved.push({ entry, start: r.startIndex, end: r.endIndex, order });
+    else report(ctx, unresolvedRangeDiagnostic(entry.blockId, entry.startUserTimestamp, entry.finalAssistantTimestamp ?? null));
+  });
+  if (resolved.length === 0) return messages;
+
+  // CAP-RENDER-11: earliest start first; a start already claimed or inside an accepted span is skipped.
+  resolved.sort((a, b) => a.start - b.start || a.order - b.order);
+  const accepted: Accepted[] = [];
+  for (const r of resolved) {
+    const claimer = accepted.find((a) => a.start === r.start);
+    if (claimer) { report(ctx, overlapDiagnostic(r.entry.blockId, `startIndex=${r.start} already claimed by ${claimer.entry.blockId}`)); continue; }
+    const enclosing = accepted.find((a) => a.start < r.start && r.start < a.end);
+    if (enclosing) { report(ctx, overlapDiagnostic(r.entry.blockId, `starts inside ${enclosing.entry.blockId}`)); continue; }
+    accepted.push(r);
+  }
+  ctx.stats.chainsApplied += accepted.length;
+
+  const cache = chainCache(state);
+  const n = messages.length;
+  const drop = new Uint8Array(n);
+  const insertAfter = new Map<number, UserMessage>();
+  const replace = new Map<number, unknown>();
+  const droppedOcc = new Set<string>();
+  const droppedBare = new Set<string>();
+  const strip = cc.stripFinalAssistantThinking !== false;
+  let changed = false;
+
+  for (const a of accepted) {
+    const { entry } = a;
+    const protectedIds = new Set(entry.protectedToolCallIds ?? []);
+    const rangeIds = new Set<string>();
+    const sources: Record<string, unknown>[] = [];
+    const tag = chainIdTagPrefix(entry.blockId);
+    let present = false;
+    for (let i = a.start + 1; i < a.end; i++) {
+      const m = messages[i];
+      if (malformedReason(m) !== null || !isObject(m)) continue; // unreadable: passed through untouched
+      if (isReadableAssistant(m)) {
+        for (const b of m.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") { rangeIds.add(b.id); droppedBare.add(b.id); }
+        drop[i] = 1;
+      } else if (isReadableToolResult(m)) {
+        rangeIds.add(m.toolCallId);
+        droppedBare.add(m.toolCallId);
+        droppedOcc.add(occKey(m.toolCallId, m.timestamp));
+        if (protectedIds.has(m.toolCallId)) sources.push(m);
+        drop[i] = 1;
+      } else if (isSummaryMessage(m)) {
+        drop[i] = 1;
+      } else if (m.role === "user" && firstTextPart(m)?.startsWith(tag)) {
+        present = true;
+      } else continue;
+      if (drop[i]) changed = true;
+    }
+    if (!present) {
+      insertAfter.set(a.start, synthetic(state, cache, entry, sources));
+      changed = true;
+      // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
+      // where the recorded ids are legitimately gone.
+      const recorded = new Set(entry.droppedToolCallIds ?? []);
+      if (recorded.size !== rangeIds.size || [...rangeIds].some((id) => !recorded.has(id))) {
+        report(ctx, rangeMismatchDiagnostic(entry.blockId, recorded.size, rangeIds.size));
+      }
+    }
+    if (strip) {
+      const final = messages[a.end];
+      const s = withoutThinking(final);
+      if (s !== final) { replace.set(a.end, s); changed = true; }
+    }
+  }
+
+  // CAP-RENDER-15: per-batch summaries anywhere in the array whose refs this pass dropped.
+  if (droppedBare.size > 0) {
+    for (let i = 0; i < n; i++) {
+      if (drop[i]) continue;
+      const m = messages[i];
+      if (!isSummaryMessage(m)) continue;
+      for (const r of summaryRefs(m)) {
+        if (r.ts !== undefined ? droppedOcc.has(occKey(r.id, r.ts)) : droppedBare.has(r.id)) { drop[i] = 1; changed = true; break; }
+      }
+    }
+  }
+  if (!changed) return messages;
+
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    if (!drop[i]) out.push(replace.has(i) ? replace.get(i) : messages[i]);
+    const s = insertAfter.get(i);
+    if (s) out.push(s);
+  }
+  return out;
+}

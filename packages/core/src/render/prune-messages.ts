@@ -1,0 +1,59 @@
+/**
+ * pruneMessages: the render transform run before every LLM call (CAP-RENDER-1/2). Four phases in a
+ * fixed order, each returning its input reference when it changes nothing:
+ *   stub-replace -> error-purge -> chain-range-prune -> orphan-sweep.
+ * Pure: it never mutates its input or the state, never throws on bad input, and returns diagnostics
+ * instead of writing them (see diagnostics.ts for the at-most-once ledger).
+ *
+ * Sizes: on a pruned render `beforeChars`/`afterChars` equal `JSON.stringify(array).length` of input
+ * and output, computed from per-message lengths cached by object (message-size.ts), so repeated
+ * renders never serialize the whole array. On a no-op render they are the 0/0 sentinel of the spec:
+ * a clean render measures nothing, and the footer keeps the last pruned measurement (CAP-RENDER-21).
+ */
+import type { Diagnostic } from "../diagnostics.ts";
+import type { AgentMessage } from "../messages.ts";
+import { protectionRules } from "../protection.ts";
+import { DEFAULT_SETTINGS, type CondenseSettings } from "../settings.ts";
+import type { CondenseState } from "../state.ts";
+import { chainRangePrune } from "./chain-range-prune.ts";
+import { errorPurge } from "./error-purge.ts";
+import { reportMalformed } from "./malformed-scan.ts";
+import { arrayChars } from "./message-size.ts";
+import { orphanSweep } from "./orphan-sweep.ts";
+import type { RenderContext, RenderStats } from "./render-context.ts";
+import { stubReplace } from "./stub-replace.ts";
+
+export type { RenderStats } from "./render-context.ts";
+
+export interface RenderOptions { settings: CondenseSettings }
+
+export interface RenderResult {
+  /** The input reference itself when `pruned` is false. */
+  messages: readonly AgentMessage[];
+  pruned: boolean;
+  beforeChars: number;
+  afterChars: number;
+  diagnostics: readonly Diagnostic[];
+  stats: RenderStats;
+}
+
+const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+
+export function pruneMessages(messages: readonly AgentMessage[], state: CondenseState, options: RenderOptions): RenderResult {
+  const stats: RenderStats = { stubbed: 0, purged: 0, chainsApplied: 0, swept: 0, malformed: 0 };
+  if (!Array.isArray(messages)) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics: NO_DIAGNOSTICS, stats };
+  const settings = options?.settings ?? DEFAULT_SETTINGS;
+  if (settings.enabled === false || !state || !(state.records instanceof Map)) {
+    return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics: NO_DIAGNOSTICS, stats };
+  }
+  const ctx: RenderContext = { state, settings, rules: protectionRules(settings), diagnostics: null, stats };
+  const input = messages as readonly unknown[];
+  reportMalformed(input, ctx);
+  let out = stubReplace(input, ctx);
+  out = errorPurge(out, ctx);
+  out = chainRangePrune(out, ctx);
+  out = orphanSweep(out, ctx);
+  const diagnostics = ctx.diagnostics ?? NO_DIAGNOSTICS;
+  if (out === input) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics, stats };
+  return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: arrayChars(input), afterChars: arrayChars(out), diagnostics, stats };
+}

@@ -1,0 +1,33 @@
+/**
+ * What one render threads through its phases: the inputs every phase reads and the diagnostics and
+ * counters they report. Diagnostics are allocated lazily so a clean render allocates no array.
+ */
+import type { Diagnostic } from "../diagnostics.ts";
+import type { ProtectionRules } from "../protection.ts";
+import type { CondenseSettings } from "../settings.ts";
+import type { CondenseState } from "../state.ts";
+
+export interface RenderStats {
+  /** Tool results replaced by a summary or stored-output stub. */
+  stubbed: number;
+  /** Tool-call argument objects replaced by the purged placeholder. */
+  purged: number;
+  /** Chain entries whose range resolved and was applied. */
+  chainsApplied: number;
+  /** Orphan tool results removed. */
+  swept: number;
+  /** Messages the render path could not read and passed through untouched. */
+  malformed: number;
+}
+
+export interface RenderContext {
+  readonly state: CondenseState;
+  readonly settings: CondenseSettings;
+  readonly rules: ProtectionRules;
+  diagnostics: Diagnostic[] | null;
+  readonly stats: RenderStats;
+}
+
+export function report(ctx: RenderContext, d: Diagnostic): void {
+  (ctx.diagnostics ??= []).push(d);
+}

@@ -1,0 +1,59 @@
+/**
+ * `createDb(url)`: one drizzle database over two drivers. postgres:// and postgresql:// use
+ * postgres.js (fleet mode); everything else is PGlite (embedded mode): "pglite:", "pglite://" and
+ * "memory://" are in memory, "pglite://<dir>" or a plain local path keep data in that directory.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import postgres from "postgres";
+import * as schema from "./schema/index.ts";
+
+export type DbSchema = typeof schema;
+/** The common type of both drivers' drizzle databases; repositories take this. */
+export type Db = PgDatabase<PgQueryResultHKT, DbSchema>;
+/** A transaction handle as repositories see it. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export type DbTarget =
+  | { driver: "postgres"; url: string }
+  | { driver: "pglite"; dataDir: string | undefined };
+
+export interface DbHandle {
+  db: Db;
+  target: DbTarget;
+  /** The PGlite instance in embedded mode (the migrator reuses it: PGlite is one connection). */
+  pglite?: PGlite;
+  close(): Promise<void>;
+}
+
+export interface CreateDbOptions {
+  /** postgres.js pool size (default 10). */
+  max?: number;
+}
+
+/** Decide the driver from a URL. Exported for config validation and tests. */
+export function parseDbUrl(url: string): DbTarget {
+  const u = url.trim();
+  if (/^postgres(ql)?:\/\//i.test(u)) return { driver: "postgres", url: u };
+  if (u === "pglite:" || u === "pglite://" || u === "memory://" || u === "memory:" || u === "") return { driver: "pglite", dataDir: undefined };
+  if (u.startsWith("pglite://")) return { driver: "pglite", dataDir: u.slice("pglite://".length) };
+  if (u.startsWith("pglite:")) return { driver: "pglite", dataDir: u.slice("pglite:".length) };
+  if (u.startsWith("file://")) return { driver: "pglite", dataDir: new URL(u).pathname };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(u)) throw new Error(`unsupported database URL scheme: ${u.split(":")[0]}`);
+  return { driver: "pglite", dataDir: u };
+}
+
+export async function createDb(url: string, options: CreateDbOptions = {}): Promise<DbHandle> {
+  const target = parseDbUrl(url);
+  if (target.driver === "postgres") {
+    const client = postgres(target.url, { max: options.max ?? 10, onnotice: () => {} });
+    const db = drizzlePostgres({ client, schema }) as unknown as Db;
+    return { db, target, close: () => client.end({ timeout: 5 }) };
+  }
+  const pglite = target.dataDir ? new PGlite({ dataDir: target.dataDir }) : new PGlite();
+  await pglite.waitReady;
+  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+  return { db, target, pglite, close: () => pglite.close() };
+}

@@ -1,0 +1,7 @@
+/** The drizzle schema of every Condense table; drizzle-kit generates migrations from this file. */
+export * from "./tenants.ts";
+export * from "./sessions.ts";
+export * from "./captures.ts";
+export * from "./state.ts";
+export * from "./flushes.ts";
+export * from "./observability.ts";

@@ -24,3 +24,5 @@ export * from "./query-format.ts";
 export * from "./render/message-size.ts";
 export { malformedReason, isChainSynthetic, type MalformedReason } from "./render/message-shape.ts";
 export * from "./render/prune-messages.ts";
+export * from "./flush/plan-flush.ts";
+export * from "./flush/assemble-flush.ts";

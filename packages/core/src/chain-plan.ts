@@ -8,7 +8,7 @@ import type { DetectedChain } from "./chain-detect.ts";
 import type { ResolvedRange } from "./chain-range.ts";
 import { buildRangeIndex } from "./chain-range.ts";
 import { contentHash, storedPreview, utf8ByteLength } from "./content-hash.ts";
-import { bareToolCallId, occKey } from "./keys.ts";
+import { occKey } from "./keys.ts";
 import {
   isAssistant,
   isToolResult,
@@ -19,6 +19,7 @@ import {
   type AgentMessage,
 } from "./messages.ts";
 import { isProtectedCall, protectionRules } from "./protection.ts";
+import { isChainDeferred } from "./recovery-grace.ts";
 import type { CondenseSettings } from "./settings.ts";
 import type { CondenseState } from "./state.ts";
 import type { ChainEntry, ToolCallRecord } from "./state-types.ts";
@@ -29,27 +30,13 @@ export type ClosedChain = DetectedChain & { startUserTimestamp: number; finalAss
 export interface EligibilityOptions {
   /** K: the newest K candidates stay raw. */
   rollingWindow: number;
-  /** Occurrence keys (or bare ids) of recovery results still in grace (CAP-QUERY-5). */
+  /** Occurrence keys (or bare ids) of recovery results still in grace: `graceSet(branch, K)` (CAP-QUERY-5). */
   graceKeys: ReadonlySet<string>;
 }
 
 /** Occurrence keys when the chain has any, else its bare ids (CAP-CHAIN-5 "lookup keys"). */
 export function chainLookupKeys(chain: Pick<DetectedChain, "middleOccurrenceKeys" | "middleToolCallIds">): string[] {
   return chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
-}
-
-/**
- * CAP-QUERY-6: deferred while any lookup key is in grace, or a bare-id grace entry (no timestamp)
- * matches the bare id of any lookup key.
- */
-export function isChainInGrace(chain: Pick<DetectedChain, "middleOccurrenceKeys" | "middleToolCallIds">, graceKeys: ReadonlySet<string>): boolean {
-  if (graceKeys.size === 0) return false;
-  for (const k of chainLookupKeys(chain)) {
-    if (graceKeys.has(k)) return true;
-    const bare = bareToolCallId(k);
-    if (bare !== k && graceKeys.has(bare)) return true;
-  }
-  return false;
 }
 
 /**
@@ -73,7 +60,7 @@ export function selectEligibleChains(
   }
   const k = Math.max(0, Math.floor(Number.isFinite(options.rollingWindow) ? options.rollingWindow : 0));
   const older = candidates.slice(0, Math.max(0, candidates.length - k));
-  return older.filter((c) => !isChainInGrace(c, options.graceKeys));
+  return older.filter((c) => !isChainDeferred(c, options.graceKeys));
 }
 
 /** `b<max+1>` over the registry's block ids (monotonic per branch). */

@@ -73,7 +73,9 @@ export interface SessionPage { sessions: SessionListItem[]; nextCursor: string |
 export async function listSessions(db: Db, tenantId: string, paging: { limit?: number; cursor?: string | null } = {}): Promise<SessionPage> {
   const limit = Math.min(Math.max(paging.limit ?? 50, 1), 500);
   const after = paging.cursor ? decodeCursor(paging.cursor) : null;
-  const pending = sql<number>`(select count(*)::int from ${captures} c where c.tenant_id = ${sessions.tenantId} and c.session_id = ${sessions.sessionId} and c.status = 'pending')`;
+  // Written with explicit qualifiers: drizzle renders a column of the outer table unqualified, which
+  // inside this subquery would bind to the captures alias instead.
+  const pending = sql<number>`(select count(*)::int from ${captures} c where c.tenant_id = "sessions"."tenant_id" and c.session_id = "sessions"."session_id" and c.status = 'pending')`;
   const rows = await db
     .select({
       sessionId: sessions.sessionId,

@@ -1,0 +1,68 @@
+/**
+ * POST /v1/sessions/{sessionId}/flushes: record a flush request and enqueue the session's job. The
+ * request row is written first (with cursor = the session's highest capture seq right now), then the
+ * job carries only that row's id and cursor. Answers 202: the work happens in a worker.
+ */
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { normalizeSettings } from "@condense/core";
+import { FlushRequestConflictError, createFlushRequest, getSession } from "@condense/db";
+import type { AppEnv } from "../../../app-env.ts";
+import { tenantOf } from "../../../auth/tenant-auth.ts";
+import { ApiError } from "../../../errors/codes.ts";
+import { errorResponses } from "../../../errors/schema.ts";
+import { SessionParams } from "../../common.schema.ts";
+import type { RouteDeps } from "../../route-deps.ts";
+import { FlushAccepted, FlushBody } from "./flushes.schema.ts";
+
+export const flushesPostRoute = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sessionId}/flushes",
+  operationId: "postFlush",
+  tags: ["sessions"],
+  summary: "Request a flush of the session's pending captures",
+  description: "The session must exist (it is created by its first capture). A repeated flushId returns the first request.",
+  security: [{ Bearer: [] }],
+  request: { params: SessionParams, body: { required: true, content: { "application/json": { schema: FlushBody } } } },
+  responses: {
+    202: { description: "Accepted and enqueued", content: { "application/json": { schema: FlushAccepted } } },
+    ...errorResponses(409, 413, 415, 503),
+  },
+});
+
+export function registerFlushesPost(app: OpenAPIHono<AppEnv>, deps: RouteDeps): void {
+  app.openapi(flushesPostRoute, async (c) => {
+    const { tenantId } = tenantOf(c);
+    const { sessionId } = c.req.valid("param");
+    c.set("sessionId", sessionId);
+    const body = c.req.valid("json");
+    const session = await getSession(deps.db, { tenantId, sessionId });
+    if (!session) throw new ApiError("not_found", `session ${sessionId} not found`);
+    // Settings sent with the flush become the session's snapshot; without them the stored one is used.
+    const settings = normalizeSettings(body.settings ?? session.settings);
+    let request;
+    try {
+      request = await createFlushRequest(deps.db, {
+        tenantId,
+        sessionId,
+        ...(body.flushId ? { id: body.flushId } : {}),
+        trigger: body.trigger,
+        metrics: body.metrics ?? {},
+        chains: body.chains,
+        settings,
+      });
+    } catch (err) {
+      if (err instanceof FlushRequestConflictError) throw new ApiError("conflict", "this flushId is already used by another session");
+      throw err;
+    }
+    if (request.status === "queued") {
+      try {
+        await deps.queue.enqueueFlush({ tenantId, sessionId, flushRequestId: request.id, cursor: request.cursor });
+      } catch (err) {
+        c.get("log").warn({ err, flushRequestId: request.id }, "enqueue failed; the request row stays queued");
+        throw new ApiError("unavailable", "the flush was recorded but could not be enqueued; retry with the same flushId", { cause: err });
+      }
+    }
+    if (request.created) deps.metrics.flushRequests.inc({ trigger: body.trigger });
+    return c.json({ flushId: request.id, cursor: request.cursor, trigger: body.trigger, created: request.created }, 202);
+  });
+}

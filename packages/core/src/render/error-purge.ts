@@ -1,13 +1,21 @@
 /**
  * Phase 2, error purge (CAP-RENDER-7). Once a failed call is `cooldownTurns` assistant turns old, its
  * large arguments are dead weight (the model has moved on); they are replaced by a placeholder that
- * keeps their size. The error result itself stays so the model still knows what failed. Keyed by bare
- * id as in the spec; results stubbed by phase 1 carry `isError:false` and are therefore not purged.
+ * keeps their size. The error result itself stays so the model still knows what failed. Results
+ * stubbed by phase 1 carry `isError:false` and are therefore not purged.
+ *
+ * Deliberate difference from pi-condense (CAP-LIMIT-14, "bare-id keyed"): the purge is keyed by
+ * occurrence. An error result purges the call in the assistant that opened its turn (same pairing rule
+ * as the orphan sweep), never an unrelated call that reuses the provider id. This also makes the
+ * purge idempotent: on rendered output no pairing appears that was not there before and ages only
+ * shrink, so a second render never purges anything the first did not. (Per-batch summary messages
+ * are transparent here, unlike in the sweep, because phase 3 may remove them.)
  */
-import { isObject, type AssistantMessage } from "../messages.ts";
+import { isObject, isSummaryMessage, type AssistantMessage } from "../messages.ts";
 import { purgedArgs } from "../texts.ts";
 import { isReadableAssistant, isReadableToolResult } from "./message-shape.ts";
 import type { RenderContext } from "./render-context.ts";
+import { answeredEarlier, callsId } from "./turn-pairing.ts";
 
 const argCharsByBlock = new WeakMap<object, number>();
 /** Purged copies per assistant, keyed by which of its call ids were purged (byte- and reference-stable). */
@@ -21,6 +29,12 @@ function argsField(b: Record<string, unknown>): "arguments" | "input" | "args" |
   return undefined;
 }
 
+/** Already the placeholder: purging it again would only rewrite the recorded size. */
+function isPurged(b: Record<string, unknown>, field: string): boolean {
+  const a = b[field];
+  return isObject(a) && typeof a._purged === "string" && Object.keys(a).length === 1;
+}
+
 function argChars(b: Record<string, unknown>, field: string): number {
   let n = argCharsByBlock.get(b);
   if (n === undefined) {
@@ -30,54 +44,77 @@ function argChars(b: Record<string, unknown>, field: string): number {
   return n;
 }
 
+interface Failure { opener: number; id: string; at: number }
+
 export function errorPurge(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
   const pe = ctx.settings.purgeErrors;
   if (!pe || pe.enabled === false) return messages;
   const cooldown = typeof pe.cooldownTurns === "number" ? pe.cooldownTurns : 2;
   const minChars = typeof pe.minArgChars === "number" ? pe.minArgChars : 500;
   let assistants = 0;
-  let erroredAt: Map<string, number> | undefined;
-  for (const m of messages) {
-    if (isReadableAssistant(m)) assistants++;
-    else if (isReadableToolResult(m) && m.isError === true) (erroredAt ??= new Map()).set(m.toolCallId, assistants);
-  }
-  if (!erroredAt) return messages;
-  const current = assistants;
-  let out: unknown[] | undefined;
+  let opener = -1;
+  let failures: Failure[] | undefined;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (!isReadableAssistant(m)) continue;
-    let purgeIds: string[] | undefined;
-    for (const b of m.content) {
-      if (!isObject(b) || b.type !== "toolCall" || typeof b.id !== "string") continue;
-      const at = erroredAt.get(b.id);
-      if (at === undefined || current - at < cooldown) continue;
-      const field = argsField(b);
-      if (field === undefined || argChars(b, field) < minChars) continue;
-      (purgeIds ??= []).push(b.id);
+    if (isReadableAssistant(m)) { assistants++; opener = i; continue; }
+    if (isReadableToolResult(m)) {
+      if (m.isError === true && opener >= 0 && callsId(messages[opener] as AssistantMessage, m.toolCallId) && !answeredEarlier(messages, opener, i, m.toolCallId)) {
+        (failures ??= []).push({ opener, id: m.toolCallId, at: assistants });
+      }
+      continue;
     }
-    if (!purgeIds) continue;
+    if (!isSummaryMessage(m)) opener = -1;
+  }
+  if (!failures) return messages;
+  const current = assistants;
+  let out: unknown[] | undefined;
+  let k = 0;
+  while (k < failures.length) {
+    // failures are in message order, so one assistant's failures are adjacent
+    const at = failures[k]!.opener;
+    let ids: string[] | undefined;
+    for (; k < failures.length && failures[k]!.opener === at; k++) {
+      const f = failures[k]!;
+      if (current - f.at >= cooldown) (ids ??= []).push(f.id);
+    }
+    if (!ids) continue;
+    const a = messages[at] as AssistantMessage;
+    const copy = purgedCopy(a, ids, minChars);
+    if (copy === a) continue;
     out ??= messages.slice();
-    out[i] = purgedCopy(m, purgeIds, minChars);
-    ctx.stats.purged += purgeIds.length;
+    out[at] = copy;
+    ctx.stats.purged += countPurged(a, copy);
   }
   return out ?? messages;
 }
 
+function purgeable(b: unknown, ids: readonly string[], minChars: number): b is Record<string, unknown> {
+  if (!isObject(b) || b.type !== "toolCall" || typeof b.id !== "string" || !ids.includes(b.id)) return false;
+  const field = argsField(b);
+  return field !== undefined && !isPurged(b, field) && argChars(b, field) >= minChars;
+}
+
+/** The assistant with the given calls' arguments purged; the same object when none qualifies. */
 function purgedCopy(m: AssistantMessage, ids: readonly string[], minChars: number): AssistantMessage {
+  if (!m.content.some((b) => purgeable(b, ids, minChars))) return m;
   const sig = `${minChars}\u0000${ids.join("\u0000")}`;
   let byIds = purgedByAssistant.get(m);
   const hit = byIds?.get(sig);
   if (hit) return hit;
   const content = m.content.map((b) => {
-    if (!isObject(b) || b.type !== "toolCall" || typeof b.id !== "string" || !ids.includes(b.id)) return b;
+    if (!purgeable(b, ids, minChars)) return b;
     const field = argsField(b)!;
-    const size = argChars(b, field);
-    if (size < minChars) return b;
-    return { ...b, [field]: purgedArgs(size) };
+    return { ...b, [field]: purgedArgs(argChars(b, field)) };
   });
   const copy = { ...m, content } as AssistantMessage;
   if (!byIds) { byIds = new Map(); purgedByAssistant.set(m, byIds); }
   byIds.set(sig, copy);
   return copy;
+}
+
+/** Number of call blocks purged between an input and output assistant (for stats). */
+function countPurged(before: AssistantMessage, after: AssistantMessage): number {
+  let n = 0;
+  for (let i = 0; i < after.content.length; i++) if (after.content[i] !== before.content[i]) n++;
+  return n;
 }

@@ -10,20 +10,10 @@
  * The open set is the opening assistant's own calls, read in place, so a clean pass allocates nothing.
  */
 import { orphanSweepDiagnostic } from "../diagnostics.ts";
-import { isObject, type AssistantMessage, type ToolResultMessage } from "../messages.ts";
+import type { AssistantMessage, ToolResultMessage } from "../messages.ts";
 import { isReadableAssistant, isReadableToolResult } from "./message-shape.ts";
 import { report, type RenderContext } from "./render-context.ts";
-
-function calls(a: AssistantMessage, id: string): boolean {
-  for (const b of a.content) if (isObject(b) && b.type === "toolCall" && b.id === id) return true;
-  return false;
-}
-
-/** True when a result for `id` already answered this turn (the first one consumed the call). */
-function answeredEarlier(messages: readonly unknown[], from: number, to: number, id: string): boolean {
-  for (let j = from + 1; j < to; j++) if ((messages[j] as ToolResultMessage).toolCallId === id) return true;
-  return false;
-}
+import { answeredEarlier, callsId } from "./turn-pairing.ts";
 
 export function orphanSweep(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
   let opener = -1;
@@ -33,7 +23,7 @@ export function orphanSweep(messages: readonly unknown[], ctx: RenderContext): r
     if (isReadableAssistant(m)) { opener = i; continue; }
     if (isReadableToolResult(m)) {
       const a = opener >= 0 ? (messages[opener] as AssistantMessage) : undefined;
-      if (a && calls(a, m.toolCallId) && !answeredEarlier(messages, opener, i, m.toolCallId)) continue;
+      if (a && callsId(a, m.toolCallId) && !answeredEarlier(messages, opener, i, m.toolCallId)) continue;
       (swept ??= []).push(i);
       continue;
     }

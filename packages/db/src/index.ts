@@ -26,3 +26,4 @@ export * from "./repo/fleet-status.ts";
 export { getSessionVersions } from "./repositories/api-session-versions.ts";
 export { pingDb } from "./repositories/api-health.ts";
 export { listRecentFlushes, type RecentFlush } from "./repositories/api-recent-flushes.ts";
+export { createScratchDatabase, type ScratchDatabase } from "./repositories/api-scratch-database.ts";

@@ -8,7 +8,14 @@ export function tenantRateLimit(limiter: RateLimiter | undefined): MiddlewareHan
   return async (c, next) => {
     const tenant = c.get("tenant");
     if (!limiter || !tenant) return next();
-    const d = await limiter.take(`tenant:${tenant.tenantId}`);
+    let d;
+    try {
+      d = await limiter.take(`tenant:${tenant.tenantId}`);
+    } catch (err) {
+      // A limiter outage (Redis down) must not take the API down with it: fail open, loudly.
+      c.get("log").warn({ err }, "rate limiter unavailable; request allowed");
+      return next();
+    }
     c.header("RateLimit-Remaining", String(d.remaining));
     if (!d.allowed) {
       const seconds = Math.max(1, Math.ceil(d.retryAfterMs / 1000));

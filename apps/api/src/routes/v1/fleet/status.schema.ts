@@ -8,7 +8,7 @@ export const FleetStatusQuery = z.object({
 export const FleetStatusSchema = z
   .object({
     windowMinutes: z.number().int(),
-    queue: z.object({ kind: z.string(), waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number(), workers: z.number() }).nullable(),
+    queue: z.object({ kind: z.string(), waiting: z.number(), active: z.number(), delayed: z.number(), failed: z.number(), workers: z.number().nullable() }).nullable(),
     flushes: z.object({ total: z.number(), byOutcome: z.record(z.string(), z.number()) }),
     dedup: z.object({ hits: z.number(), attemptedCalls: z.number(), hitRate: z.number() }),
     fallback: z

@@ -1,0 +1,217 @@
+/**
+ * bench:core — render cost of `pruneMessages` on the real pi sessions, and on the largest one
+ * (pi-mono_fixture_before-compaction, 990 messages) concatenated 2x/4x/8x, with a full condensed
+ * state (everything older than the last 3 user turns summarized, older closed chains compressed).
+ *
+ * Per row: median and p95 of a render with the state, measured two ways:
+ *   warm = the same message objects every render (per-object caches hit);
+ *   cold = a fresh structuredClone before every render (what pi's `context` hook hands over; the
+ *          clone itself is not timed);
+ * plus the no-op render (empty state) and the reclaim. Compared with pi-condense 2.9.1 measured on
+ * this machine. Run: `pnpm bench:core` (re-executes itself with --expose-gc for the allocation probe).
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+import { pruneMessages } from "../src/render/prune-messages.ts";
+import { readPiSession } from "../src/session-reader.ts";
+import { normalizeSettings } from "../src/settings.ts";
+import { createState, type CondenseState } from "../src/state.ts";
+import { reclaimPercent } from "../src/metrics.ts";
+import { isObject, type AgentMessage } from "../src/messages.ts";
+import { realSessionFiles, REPO_ROOT } from "../../../test/support/sessions.ts";
+import { buildCondensedState } from "../test/support/condensed-state.ts";
+
+const self = fileURLToPath(import.meta.url);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc && !process.env.CONDENSE_BENCH_CHILD) {
+  const r = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, self, ...process.argv.slice(2)], {
+    stdio: "inherit", env: { ...process.env, CONDENSE_BENCH_CHILD: "1" },
+  });
+  process.exit(r.status ?? 1);
+}
+
+const ANCHOR = { label: "pi-condense 2.9.1 (this machine)", x1: 11.9, x2: 27, x4: 64, x8: [148, 211] as const, noop: 0.25 };
+const LARGEST = "pi-mono_fixture_before-compaction.jsonl";
+const settings = normalizeSettings({});
+const writeDocs = !process.argv.includes("--no-write");
+
+const METHOD = [
+  "Command: `pnpm bench:core` (`tsx packages/core/bench/render.bench.ts`; `--no-write` skips this file).",
+  "",
+  "Method:",
+  "- Input: every pi session in `../shared/data/sessions/pi`, read with `readPiSession(text, {compaction: \"ignore\"})` (the full",
+  "  history of the current path; compactions dropped so the sizes match what pi-condense was measured on), and the largest one",
+  "  (pi-mono_fixture_before-compaction, 990 messages) concatenated 2x/4x/8x: each copy is a structuredClone with timestamps",
+  "  shifted past the previous copy and tool-call ids suffixed `~k`, so every occurrence stays unique.",
+  "- State: `buildCondensedState(messages, {keepLastUserTurns: 3})` (packages/core/test/support/condensed-state.ts): every batch",
+  "  before the last 3 user turns is flushed (trivial ones skipped, the rest summarized with tN refs; the summary custom messages",
+  "  are inserted where a reply-triggered flush would append them, so they count in the size), and all closed chains except the",
+  "  newest 3 are compressed (covered: concatenated summaries; uncovered: backfilled records + deterministic body).",
+  "- Timing: `process.hrtime.bigint()` around one `pruneMessages` call; 5 warmup renders, then samples until ~1.2 s (min 15,",
+  "  max 400); median and p95. *warm* renders the same message objects every time. *cold* renders a fresh `structuredClone` of",
+  "  the array each time (clone and a forced GC not timed), which is what pi's `context` hook delivers, so per-object caches",
+  "  never hit.",
+  "- No-op: `pruneMessages(messages, emptyState)`; allocation = heapUsed growth over 200 no-op renders after a forced GC",
+  "  (`--expose-gc`), per render (`n/a` when a scavenge ran during the probe).",
+  "- Reclaim: `1 - afterChars/beforeChars` of the first full-state render, in chars/4 tokens.",
+  `- Anchor: ${ANCHOR.label}: ${ANCHOR.x1} ms @1x, ${ANCHOR.x2} @2x, ${ANCHOR.x4} @4x, ${ANCHOR.x8[0]}-${ANCHOR.x8[1]} @8x; no-op ${ANCHOR.noop} ms.`,
+].join("\n");
+
+function now(): bigint { return process.hrtime.bigint(); }
+const ms = (ns: bigint) => Number(ns) / 1e6;
+
+function quantile(sorted: number[], q: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+interface Timing { median: number; p95: number; n: number }
+
+/** Warmup, then enough iterations for ~budgetMs of samples (min 15, max 400). */
+function measure(run: (i: number) => void, prepare?: (i: number) => void, budgetMs = 1200): Timing {
+  for (let i = 0; i < 5; i++) { prepare?.(i); run(i); }
+  const samples: number[] = [];
+  let spent = 0;
+  for (let i = 0; (spent < budgetMs || samples.length < 15) && samples.length < 400; i++) {
+    prepare?.(i);
+    const t = now();
+    run(i);
+    const d = ms(now() - t);
+    samples.push(d);
+    spent += d;
+  }
+  samples.sort((a, b) => a - b);
+  return { median: quantile(samples, 0.5), p95: quantile(samples, 0.95), n: samples.length };
+}
+
+/** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
+function concatenate(messages: readonly AgentMessage[], times: number): AgentMessage[] {
+  let lo = Infinity, hi = -Infinity;
+  for (const m of messages) if (typeof m.timestamp === "number") { lo = Math.min(lo, m.timestamp); hi = Math.max(hi, m.timestamp); }
+  const span = hi - lo + 60_000;
+  const out: AgentMessage[] = [];
+  for (let k = 0; k < times; k++) {
+    for (const m of messages) {
+      if (k === 0) { out.push(m); continue; }
+      const c = structuredClone(m) as Record<string, unknown>;
+      if (typeof c.timestamp === "number") c.timestamp += k * span;
+      if (typeof c.toolCallId === "string") c.toolCallId = `${c.toolCallId}~${k}`;
+      if (Array.isArray(c.content)) for (const b of c.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") b.id = `${b.id}~${k}`;
+      out.push(c as AgentMessage);
+    }
+  }
+  return out;
+}
+
+function noopAllocation(messages: readonly AgentMessage[], state: CondenseState): number | null {
+  if (!gc) return null;
+  const rounds = 200;
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let i = 0; i < rounds; i++) pruneMessages(messages, state, { settings });
+  const after = process.memoryUsage().heapUsed;
+  const per = (after - before) / rounds;
+  return per >= 0 ? per : null;
+}
+
+interface Row {
+  name: string; messages: number; warm: Timing; cold: Timing; noop: Timing; noopPruned: boolean; noopBytes: number | null;
+  reclaim: number; anchor?: number | readonly [number, number];
+}
+
+function benchOne(name: string, messages: AgentMessage[], anchor?: Row["anchor"]): Row {
+  const fx = buildCondensedState(messages, { keepLastUserTurns: 3, settings });
+  const base = fx.messages;
+  const first = pruneMessages(base, fx.state, { settings });
+  gc?.();
+  const warm = measure(() => { pruneMessages(base, fx.state, { settings }); });
+  let fresh: AgentMessage[] = base;
+  // The clone and its garbage are collected before the timed render, so GC of the bench's own
+  // allocations does not land inside a sample.
+  const cold = measure(() => { pruneMessages(fresh, fx.state, { settings }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
+  const empty = createState();
+  const noopProbe = pruneMessages(base, empty, { settings });
+  const noop = measure(() => { pruneMessages(base, empty, { settings }); }, undefined, 400);
+  return {
+    name, messages: base.length, warm, cold, noop, noopPruned: noopProbe.pruned, noopBytes: noopAllocation(base, empty),
+    reclaim: reclaimPercent(first.beforeChars, first.afterChars), anchor,
+  };
+}
+
+const f2 = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+function speedup(anchor: Row["anchor"], t: number): string {
+  if (anchor === undefined) return "";
+  if (typeof anchor === "number") return `${(anchor / t).toFixed(1)}x`;
+  return `${(anchor[0] / t).toFixed(1)}-${(anchor[1] / t).toFixed(1)}x`;
+}
+function anchorText(anchor: Row["anchor"]): string {
+  if (anchor === undefined) return "";
+  return typeof anchor === "number" ? `${anchor}` : `${anchor[0]}-${anchor[1]}`;
+}
+
+const files = realSessionFiles("pi");
+if (files.length === 0) {
+  console.warn("[bench:core] no real sessions found; nothing to measure");
+  process.exit(0);
+}
+const rows: Row[] = [];
+let largest: AgentMessage[] | null = null;
+for (const file of files) {
+  const { messages } = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" });
+  const name = basename(file, ".jsonl");
+  if (basename(file) === LARGEST) largest = messages;
+  rows.push(benchOne(name, messages, basename(file) === LARGEST ? ANCHOR.x1 : undefined));
+  process.stderr.write(`.`);
+}
+if (largest) {
+  for (const [k, anchor] of [[2, ANCHOR.x2], [4, ANCHOR.x4], [8, ANCHOR.x8]] as const) {
+    rows.push(benchOne(`${basename(LARGEST, ".jsonl")} x${k}`, concatenate(largest, k), anchor));
+    process.stderr.write(`.`);
+  }
+}
+process.stderr.write("\n");
+
+const header = "| session | messages | render median ms (warm) | p95 (warm) | render median ms (cold clone) | p95 (cold) | no-op median ms | no-op alloc/render | reclaim | anchor ms | speedup warm | speedup cold |";
+const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.p95)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} |`)];
+const scaled = rows.filter((r) => r.anchor !== undefined);
+const perK = scaled.map((r) => `${r.messages} msgs: ${(r.cold.median / (r.messages / 1000)).toFixed(2)} ms per 1k messages (cold), ${(r.warm.median / (r.messages / 1000)).toFixed(2)} (warm)`);
+const noopAnchor = rows.find((r) => r.anchor === ANCHOR.x1);
+
+const cpus = os.cpus();
+const lscpuModel = (() => {
+  const r = spawnSync("lscpu", [], { encoding: "utf8" });
+  const line = r.status === 0 ? r.stdout.split("\n").find((l) => l.startsWith("Model name:")) : undefined;
+  return line ? line.slice("Model name:".length).trim() : undefined;
+})();
+const machine = `${lscpuModel ?? cpus[0]?.model ?? "unknown CPU"} x${cpus.length} logical, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load average during the run ${os.loadavg().map((x) => x.toFixed(1)).join("/")} (1/5/15 min; other jobs shared the 2 cores)`;
+const out = [
+  `Machine: ${machine}`,
+  `Date: ${new Date().toISOString()}`,
+  "",
+  table.join("\n"),
+  "",
+  "`*` = the empty-state render still changed the array (error purge or orphan sweep act without any state), so it is not a no-op for that session.",
+  "",
+  "Linearity (largest session and its concatenations):",
+  ...perK.map((l) => `- ${l}`),
+  noopAnchor ? `\nNo-op render on ${noopAnchor.messages} messages: ${f2(noopAnchor.noop.median)} ms vs anchor ${ANCHOR.noop} ms (${(ANCHOR.noop / noopAnchor.noop.median).toFixed(1)}x).` : "",
+].join("\n");
+console.log(out);
+
+if (writeDocs) {
+  const doc = resolve(REPO_ROOT, "docs/benchmarks.md");
+  const section = `## Core render (bench:core)\n\n${METHOD}\n\n### Results\n\n${out}\n`;
+  let text = existsSync(doc) ? readFileSync(doc, "utf8") : "# Benchmarks\n\n";
+  const start = text.indexOf("## Core render (bench:core)");
+  if (start === -1) text = `${text.trimEnd()}\n\n${section}`;
+  else {
+    const nextSection = text.indexOf("\n## ", start + 3);
+    text = text.slice(0, start) + section + (nextSection === -1 ? "" : text.slice(nextSection + 1));
+  }
+  writeFileSync(doc, text);
+  console.log(`\n[bench:core] wrote ${doc}`);
+}

@@ -27,3 +27,8 @@ export { getSessionVersions } from "./repositories/api-session-versions.ts";
 export { pingDb } from "./repositories/api-health.ts";
 export { listRecentFlushes, type RecentFlush } from "./repositories/api-recent-flushes.ts";
 export { createScratchDatabase, type ScratchDatabase } from "./repositories/api-scratch-database.ts";
+export { reserveRefs, type RefReservation, type ReserveRefsInput } from "./repo/ref-reservation.ts";
+export {
+  findIndexedKeys, loadCapturesByKeys, nextFlushAttempt, notePendingReason, listStaleQueuedFlushRequests, countCapturesByStatus,
+  type CaptureRow, type QueuedFlushRequest,
+} from "./repo/flush-worker.ts";

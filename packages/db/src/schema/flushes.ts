@@ -34,6 +34,11 @@ export const flushRequests = pgTable(
     result: jsonb("result").$type<Record<string, unknown>>(),
     chainsResult: jsonb("chains_result").$type<Record<string, unknown>>(),
     coalescedInto: uuid("coalesced_into"),
+    /**
+     * Short refs reserved for this request before its summarizer calls (occurrence key -> `tN`), so a
+     * retried job hands the summarizer, and commits, the same refs (repo/ref-reservation.ts).
+     */
+    refReservation: jsonb("ref_reservation").$type<Record<string, string>>(),
   },
   (t) => [
     index("flush_requests_session_idx").on(t.tenantId, t.sessionId, t.requestedAt),

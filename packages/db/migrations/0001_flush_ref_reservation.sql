@@ -1,0 +1,1 @@
+ALTER TABLE "flush_requests" ADD COLUMN "ref_reservation" jsonb;

@@ -11,7 +11,7 @@ import type { BreakerStore } from "../src/breaker-store.ts";
 
 const redisUrl = inject("redisUrl");
 if (!redisUrl) console.warn("\n!!! breaker-store.test.ts: no Redis (REDIS_URL unset): the Redis store contract is SKIPPED !!!\n");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function contract(name: string, make: () => BreakerStore, clock: { now(): number; advance(ms: number): Promise<void> }) {
   describe(name, () => {

@@ -49,7 +49,7 @@ class Worker {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 describe.skipIf(!redisUrl)("fleet breaker across two worker processes (Redis)", () => {
   const prefix = `condense-test:${randomUUID()}:`;

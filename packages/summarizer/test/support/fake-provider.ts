@@ -25,6 +25,8 @@ export interface RecordedRequest {
   prompt: string;
   at: number;
   authorization: string | undefined;
+  /** The parsed request body (model, messages, reasoning options, token caps...). */
+  body: Record<string, unknown>;
 }
 
 export interface FakeProvider {
@@ -133,7 +135,7 @@ export async function startFakeProvider(script: FakeProvider["script"] = () => (
     if (req.method !== "POST" || !api) { res.writeHead(404).end(); return; }
     const body = JSON.parse(await readBody(req)) as { model: string; messages?: { content?: unknown }[] };
     const auth = req.headers.authorization ?? (req.headers["x-api-key"] as string | undefined);
-    const recorded: RecordedRequest = { api, model: body.model, prompt: promptOf(body), at: Date.now(), authorization: auth };
+    const recorded: RecordedRequest = { api, model: body.model, prompt: promptOf(body), at: Date.now(), authorization: auth, body };
     fake.requests.push(recorded);
     const behaviour = fake.script(recorded, fake.requests.length);
     (api === "openai" ? answerOpenAI : answerAnthropic)(res, body.model, behaviour);

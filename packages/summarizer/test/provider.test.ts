@@ -3,6 +3,7 @@
  * protocols (the real pi-ai client code runs). pi-condense's notices (AS-15..AS-22) are asserted as
  * Condense's structured results: attempts, events, body source, and log lines.
  */
+import { Registry } from "prom-client";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSummarizer } from "../src/summarizer.ts";
 import { createMemoryBreakerStore } from "../src/breaker-memory.ts";
@@ -133,7 +134,8 @@ describe("failures and outage fallback (OpenAI wire)", () => {
   it("AS-16: primary fails transiently, fallback succeeds: one switch event, later calls go straight to the fallback", async () => {
     fake.script = byModel({ primary: () => ({ kind: "status", status: 500 }), backup: () => ({ kind: "ok", text: GOOD_SUMMARY }) });
     const logger = memoryLogger();
-    const s = createSummarizer(openai({ summarizerFallbackModel: "fake-openai/backup", retries: 0 }), { logger });
+    const registry = new Registry();
+    const s = createSummarizer(openai({ summarizerFallbackModel: "fake-openai/backup", retries: 0 }), { logger, registry });
     const first = await s.summarizeBatch(sampleBatch(), { refs: REFS });
     expect(first.bodySource).toBe("llm-fallback");
     expect(first.model).toBe("fake-openai/backup");
@@ -145,6 +147,10 @@ describe("failures and outage fallback (OpenAI wire)", () => {
     expect(second.attempts.map((a) => a.model)).toEqual(["fake-openai/backup"]);
     expect(logger.lines.filter((l) => l.obj.event === "summarizer.fallback-entered")).toHaveLength(1);
     expect(await s.fallbackState()).toMatchObject({ mode: "fallback", primary: "fake-openai/primary", fallback: "fake-openai/backup" });
+    const exposed = await registry.metrics();
+    expect(exposed).toContain('condense_summarizer_fallback_active{primary="fake-openai/primary"} 1');
+    expect(exposed).toContain('condense_summarizer_fallback_transitions_total{primary="fake-openai/primary",to="fallback"} 1');
+    expect(exposed).toContain('condense_summarizer_bodies_total{source="llm-fallback"} 2');
   });
 
   it("AS-17: both models fail: deterministic body, fleet in fallback, the next good fallback call announces nothing new", async () => {

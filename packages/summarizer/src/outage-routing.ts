@@ -72,7 +72,7 @@ export function createOutageRouter(deps: OutageRouterDeps): OutageRouter {
         inputTokens: a.usage.input, outputTokens: a.usage.output, cost: a.cost, detail: a.detail };
       if (a.outcome === "ok") { logger.info(log, "summarizer attempt succeeded"); return; }
       if (a.timedOut) {
-        const seconds = Math.round((a.timedOut === "idle" ? config.summarizerIdleTimeoutMs : config.summarizerMaxTimeoutMs) / 1000);
+        const seconds = (a.timedOut === "idle" ? config.summarizerIdleTimeoutMs : config.summarizerMaxTimeoutMs) / 1000;
         events.push(a.timedOut === "idle" ? { kind: "stalled", model: target.label, seconds } : { kind: "ceiling-exceeded", model: target.label, seconds });
         logger.warn(log, `${a.detail}; attempt abandoned`);
         return;

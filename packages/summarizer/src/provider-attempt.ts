@@ -31,6 +31,11 @@ export interface AttemptOptions {
   signal?: AbortSignal;
 }
 
+/** 20000 -> "20", 1500 -> "1.5": test timeouts are sub-second, production ones whole seconds. */
+export function formatSeconds(ms: number): string {
+  return String(Number((ms / 1000).toFixed(2)));
+}
+
 const STATUS_PREFIX = /^(\d{3})\b/;
 
 /** Classify a provider-side failure from the HTTP status (observed, else the SDK's "NNN ..." message). */
@@ -104,7 +109,7 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
   const { usage, cost } = usageOf(final);
   const base = { usage, cost, durationMs: elapsed(), ...(observation.status !== undefined ? { status: observation.status } : {}) };
   if (timedOut) {
-    const seconds = Math.round((timedOut === "idle" ? opts.idleMs : opts.ceilingMs) / 1000);
+    const seconds = formatSeconds(timedOut === "idle" ? opts.idleMs : opts.ceilingMs);
     const detail = timedOut === "idle"
       ? `summarizer ${target.label} stalled (no output for ${seconds}s)`
       : `summarizer ${target.label} exceeded ${seconds}s ceiling`;

@@ -162,12 +162,10 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
           result = { id: job.id, status: "queued" };
         } else if (slot.holder.state !== "active") {
           slot.holder.payload = payload;
-          slot.holder.enqueuedAt = now();
           result = { id: slot.holder.id, status: "replaced" };
         } else {
           if (slot.next) {
             slot.next.payload = payload;
-            slot.next.enqueuedAt = now();
           } else {
             slot.next = makeJob(name, payload, dedupKey, "parked");
           }

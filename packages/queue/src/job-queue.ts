@@ -12,7 +12,10 @@ export type JobRun<C extends JobCatalog> = {
     /** 1-based attempt number of this run. */
     attempt: number;
     maxAttempts: number;
-    /** Epoch ms when the job (or the payload it now carries) was enqueued, and when this run started. */
+    /**
+     * Epoch ms when the job entered the queue (a replaced payload keeps the job's time; BullMQ creates
+     * a follow-up when the active job finishes, in-process when it was first parked), and when this run started.
+     */
     enqueuedAt: number;
     startedAt: number;
     /** Aborted on timeout and when close() gives up waiting. Pass it to every await that can take long. */

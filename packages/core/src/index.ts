@@ -26,3 +26,4 @@ export { malformedReason, isChainSynthetic, type MalformedReason } from "./rende
 export * from "./render/prune-messages.ts";
 export * from "./flush/plan-flush.ts";
 export * from "./flush/assemble-flush.ts";
+export * from "./session-formats/index.ts";

@@ -18,6 +18,7 @@ import { ErrorBody } from "./errors/schema.ts";
 import { createApiMetrics, type ApiMetrics } from "./observability/http-metrics.ts";
 import { createLogger } from "./observability/logger.ts";
 import { requestContext } from "./observability/request-context.ts";
+import { strictUtf8Json } from "./observability/strict-utf8.ts";
 import type { ApiQueue } from "./queue-port.ts";
 import { MemoryRateLimiter } from "./ratelimit/memory-rate-limiter.ts";
 import { tenantRateLimit } from "./ratelimit/rate-limit-middleware.ts";
@@ -131,6 +132,8 @@ export function newApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       },
     }),
   );
+
+  app.use("/v1/*", strictUtf8Json);
 
   app.openAPIRegistry.register("Error", ErrorBody);
   registerCapturesPost(app, routeDeps);

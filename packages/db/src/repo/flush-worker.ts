@@ -4,7 +4,7 @@
  * (chain backfill reads raw text there, including trivial-skipped calls), the next attempt number of
  * a request, why a capture is still pending, and the queued requests nobody finished (re-enqueue).
  */
-import { and, asc, desc, eq, inArray, lt, max, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, max, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { captures, dedupAliases, flushMetrics, flushRequests, toolCallRecords } from "../schema/index.ts";
 import { chunks } from "./bulk-upsert.ts";
@@ -85,9 +85,11 @@ export async function notePendingReason(db: Db, input: SessionKey & { keys: stri
 export interface QueuedFlushRequest { id: string; tenantId: string; sessionId: string; cursor: number; requestedAt: Date }
 
 /**
- * The newest still-queued request of each session whose newest request is older than `olderThan`:
- * what a lost job (a Redis failover without persistence, a job failed after too many stalls) leaves
- * behind. Re-enqueueing them is safe: commits are idempotent per request.
+ * Sessions whose newest still-queued request is older than `olderThan`, with that request: what a
+ * lost job leaves behind (an in-process queue that died with its process, a Redis failover without
+ * persistence, a BullMQ job failed after too many stalls). A session with a fresher queued request
+ * is left alone, its job is presumably on its way. Re-enqueueing is safe: commits are idempotent
+ * per request, and the newest request's cursor covers the older ones.
  */
 export async function listStaleQueuedFlushRequests(db: Db, input: { olderThan: Date; limit?: number }): Promise<QueuedFlushRequest[]> {
   const rows = await db
@@ -96,10 +98,12 @@ export async function listStaleQueuedFlushRequests(db: Db, input: { olderThan: D
       cursor: flushRequests.cursor, requestedAt: flushRequests.requestedAt,
     })
     .from(flushRequests)
-    .where(and(eq(flushRequests.status, "queued"), lt(flushRequests.requestedAt, input.olderThan)))
-    .orderBy(flushRequests.tenantId, flushRequests.sessionId, desc(flushRequests.requestedAt))
-    .limit(input.limit ?? 500);
-  return rows.map((r) => ({ ...r, cursor: Number(r.cursor) }));
+    .where(eq(flushRequests.status, "queued"))
+    .orderBy(flushRequests.tenantId, flushRequests.sessionId, desc(flushRequests.requestedAt));
+  return rows
+    .filter((r) => r.requestedAt < input.olderThan)
+    .slice(0, input.limit ?? 500)
+    .map((r) => ({ ...r, cursor: Number(r.cursor) }));
 }
 
 /** Count of captures per status (and pending reason) in a session: for status views and tests. */

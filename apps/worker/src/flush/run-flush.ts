@@ -1,0 +1,171 @@
+/**
+ * The flush-session job (CAP-FLUSH, run by a worker): load the session's pending captures up to the
+ * request's cursor, run the pre-flush stages (protected filter, frontier trim, content-hash dedup,
+ * oversized storage, trivial skip: core's `planFlush`), reserve the refs, summarize the remaining
+ * batches in parallel, assemble the result (core's `assembleFlush`) and commit it in one
+ * transaction under the session lock (`commitFlush`), then compress chains.
+ *
+ * Failure semantics (see apps/worker/README.md): the batches before the first failed one are
+ * committed; the failed batch and every later one stay pending, with the reason noted on their
+ * capture rows. Nothing is written outside a commit, so nothing half-written is ever visible. A run
+ * that processes zero batches records its `error` metrics row and throws, so the queue retries it.
+ */
+import { createHash } from "node:crypto";
+import { assembleFlush, normalizeSettings, planFlush, callKey, type CondenseSettings, type FlushOutcome } from "@condense/core";
+import {
+  commitFlush,
+  findIndexedKeys,
+  getFlushRequest,
+  loadPendingCaptures,
+  nextFlushAttempt,
+  notePendingReason,
+  recordFlushMetrics,
+  reserveRefs,
+  type Db,
+  type FlushRequest,
+} from "@condense/db";
+import { NonRetryableJobError } from "@condense/queue";
+import type { Summarizer } from "@condense/summarizer";
+import { runChainStage, type ChainStageResult } from "../chains/chain-stage.ts";
+import type { FlushHooks } from "../crash-hooks.ts";
+import { loadCanonicals } from "./dedup-canonicals.ts";
+import { buildFlushWrites, pendingKeys } from "./flush-writes.ts";
+import { prepareBatches } from "./prepare-batches.ts";
+import { summarizeBatches } from "./summarize-batches.ts";
+
+export interface FlushDeps {
+  db: Db;
+  summarizer: Summarizer;
+  workerId: string;
+  /** Summarizer calls in flight per flush (default 4). */
+  batchConcurrency?: number;
+  hooks?: FlushHooks;
+}
+
+export interface FlushJob {
+  payload: { tenantId: string; sessionId: string; flushRequestId: string; cursor: number };
+  attempt: number;
+  maxAttempts: number;
+  enqueuedAt: number;
+  startedAt: number;
+  signal: AbortSignal;
+}
+
+export interface FlushRunResult {
+  status: "committed" | "already-committed" | "coalesced" | "empty";
+  outcome?: FlushOutcome;
+  version?: number;
+  attempt?: number;
+  refs?: Record<string, string>;
+  pending?: number;
+  chains?: ChainStageResult;
+}
+
+export class SummarizerFailedError extends Error {
+  constructor(readonly failures: { index: number; message: string }[]) {
+    super(`summarization failed for every batch that needed it: ${failures.map((f) => f.message).join("; ").slice(0, 500)}`);
+    this.name = "SummarizerFailedError";
+  }
+}
+
+/** Deterministic summary id: the same covered keys in the same session always get the same id. */
+function summaryIdFor(tenantId: string, sessionId: string) {
+  return (coverage: readonly string[]) =>
+    `s_${createHash("sha256").update(tenantId).update("\0").update(sessionId).update("\0").update(coverage.join("\n")).digest("hex").slice(0, 24)}`;
+}
+
+const MAX_STALE_REPLANS = 3;
+
+export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRunResult> {
+  const started = performance.now();
+  const { db } = deps;
+  const { tenantId, sessionId, flushRequestId } = job.payload;
+  const key = { tenantId, sessionId };
+  const request = await getFlushRequest(db, tenantId, flushRequestId);
+  if (!request || request.sessionId !== sessionId) throw new NonRetryableJobError(`flush request ${flushRequestId} not found for ${tenantId}/${sessionId}`);
+  const settings = normalizeSettings(request.settings);
+
+  // A re-delivery after the commit (crash before the ack, a stall): finish what may be missing.
+  if (request.status === "committed") {
+    const chains = await chainsAfterCommit(deps, request, settings, job.signal);
+    deps.hooks?.reached("before-ack");
+    return { status: "already-committed", ...(chains ? { chains } : {}) };
+  }
+  const attempt = await nextFlushAttempt(db, { flushRequestId, queueAttempt: job.attempt });
+  const baseMetrics = { queueWaitMs: Math.max(0, job.startedAt - job.enqueuedAt), workerId: deps.workerId };
+  if (request.status === "coalesced") {
+    // A later request of the session committed first and covered this cursor.
+    await recordFlushMetrics(db, { tenantId, flushRequestId, attempt, outcome: "empty", reason: "coalesced", ...baseMetrics, runMs: performance.now() - started });
+    return { status: "coalesced", attempt };
+  }
+
+  for (let round = 0; ; round++) {
+    const pending = await loadPendingCaptures(db, { ...key, cursor: request.cursor });
+    if (pending.length === 0) {
+      await recordFlushMetrics(db, { tenantId, flushRequestId, attempt, outcome: "empty", settle: "committed", ...baseMetrics, runMs: performance.now() - started });
+      deps.hooks?.reached("before-ack");
+      return { status: "empty", outcome: "empty", attempt };
+    }
+    const indexed = await findIndexedKeys(db, { ...key, keys: pending.flatMap((b) => b.toolCalls.map((c) => c.occurrenceKey)) });
+    const { batches, trimmed } = prepareBatches(pending, indexed, settings);
+    const canonicals = await loadCanonicals(db, key, batches, settings);
+    const plan = planFlush({ batches, settings, canonicalByHash: canonicals.byHash });
+    const toReserve = plan.batches.filter((b) => b.kind === "summarize").map((b) => b.calls.map((c) => callKey(c)));
+    const reservation = toReserve.length > 0
+      ? await reserveRefs(db, { ...key, flushRequestId, keys: toReserve })
+      : { byKey: new Map<string, string>() };
+
+    const summarized = await summarizeBatches(deps.summarizer, plan.batches, reservation.byKey, { signal: job.signal, concurrency: deps.batchConcurrency ?? 4 });
+    deps.hooks?.reached("after-summarize");
+    const assembled = assembleFlush({ plan, results: summarized.results, summaryId: summaryIdFor(tenantId, sessionId) });
+
+    if (batches.length > 0 && assembled.processedBatches === 0) {
+      // CAP-FLUSH-7: zero processed -> outcome error, no frontier, nothing committed; the queue retries.
+      const last = job.attempt >= job.maxAttempts;
+      await notePendingReason(db, { ...key, keys: pendingKeys(assembled), reason: "summarizer-failed" });
+      await recordFlushMetrics(db, {
+        tenantId, flushRequestId, attempt, outcome: "error", reason: "summarizer-failed",
+        capturedBatches: batches.length, dedupHits: plan.dedupHits, ...baseMetrics, runMs: performance.now() - started,
+        ...(last ? { settle: "failed" as const } : {}),
+      });
+      throw new SummarizerFailedError(summarized.errors);
+    }
+
+    const writes = buildFlushWrites({
+      plan, assembled, details: summarized.details, copies: canonicals.copies, trimmed,
+      metrics: { capturedBatches: batches.length, ...baseMetrics, runMs: performance.now() - started },
+    });
+    if (batches.length === 0) writes.metrics = { ...writes.metrics, outcome: "empty", reason: "all pending captures were already indexed or protected" };
+    const commit = await commitFlush(db, {
+      ...key, flushRequestId, attempt, mintRefs: [],
+      writes: () => { deps.hooks?.reached("in-commit"); return writes; },
+    });
+    if (commit.status === "stale") {
+      // Another run of this session committed meanwhile (a stalled duplicate): plan again from the rows.
+      if (round + 1 >= MAX_STALE_REPLANS) throw new Error(`flush ${flushRequestId} stayed stale after ${MAX_STALE_REPLANS} plans`);
+      continue;
+    }
+    const left = pendingKeys(assembled);
+    if (left.length > 0) await notePendingReason(db, { ...key, keys: left, reason: "summarizer-failed" });
+    deps.hooks?.reached("after-commit");
+    const fresh = await getFlushRequest(db, tenantId, flushRequestId);
+    const chains = fresh ? await chainsAfterCommit(deps, fresh, settings, job.signal) : undefined;
+    deps.hooks?.reached("before-ack");
+    return {
+      status: commit.status,
+      outcome: batches.length === 0 ? "empty" : assembled.outcome,
+      version: commit.version,
+      attempt,
+      refs: Object.fromEntries([...reservation.byKey].filter(([k]) => assembled.dispositions.some((d) => d.key === k && d.status === "summarized"))),
+      pending: left.length,
+      ...(chains ? { chains } : {}),
+    };
+  }
+}
+
+/** CAP-CHAIN-2: compression runs only after a flush that persisted a frontier. */
+async function chainsAfterCommit(deps: FlushDeps, request: FlushRequest, settings: CondenseSettings, signal: AbortSignal): Promise<ChainStageResult | undefined> {
+  const result = request.result as { written?: { frontier?: boolean } } | null;
+  if (!result?.written?.frontier) return undefined;
+  return runChainStage({ db: deps.db, summarizer: deps.summarizer, ...(deps.hooks ? { hooks: deps.hooks } : {}) }, request, settings, signal);
+}

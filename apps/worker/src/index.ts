@@ -1,0 +1,13 @@
+/**
+ * @condense/worker: the flush pipeline as a job processor (flush-session, compress-chains), the
+ * runtime that builds database, queue and summarizer from configuration, and the worker's config.
+ */
+export { createRuntime, type Runtime, type RuntimeDeps } from "./runtime.ts";
+export { loadWorkerConfig, WorkerEnvSchema, WorkerConfigError, type WorkerConfig } from "./config.ts";
+export { createJobHandler, type JobHandlerDeps, type FlushTrace } from "./job-handler.ts";
+export { runFlush, SummarizerFailedError, type FlushDeps, type FlushJob, type FlushRunResult } from "./flush/run-flush.ts";
+export { runChainStage, type ChainStageDeps, type ChainStageResult } from "./chains/chain-stage.ts";
+export { parseRequestChains, type RequestChains } from "./chains/request-chains.ts";
+export { CRASH_POINTS, crashHooksFromSpec, parseCrashSpec, type CrashPoint, type FlushHooks } from "./crash-hooks.ts";
+export { startRequeueSweeper, type RequeueSweeper } from "./requeue-sweeper.ts";
+export { createWorkerMetrics, type WorkerMetrics } from "./worker-metrics.ts";

@@ -1,0 +1,72 @@
+/**
+ * The worker's one job handler: routes "flush-session" and "compress-chains" to their processors,
+ * and writes one wide log line and the Prometheus series per run. The same handler runs behind the
+ * BullMQ adapter (fleet) and the in-process adapter (embedded).
+ */
+import { normalizeSettings } from "@condense/core";
+import { getFlushRequest, type Db } from "@condense/db";
+import { NonRetryableJobError, routeJobs, type CondenseJobs, type JobHandler } from "@condense/queue";
+import type { Summarizer } from "@condense/summarizer";
+import type { Logger } from "pino";
+import { runChainStage } from "./chains/chain-stage.ts";
+import type { FlushHooks } from "./crash-hooks.ts";
+import { runFlush, type FlushJob, type FlushRunResult } from "./flush/run-flush.ts";
+import type { WorkerMetrics } from "./worker-metrics.ts";
+
+/** Start and end of every flush run, for tests that check per-session serialization. */
+export interface FlushTrace { tenantId: string; sessionId: string; flushRequestId: string; workerId: string; startedAt: number; endedAt: number; status: string }
+
+export interface JobHandlerDeps {
+  db: Db;
+  summarizer: Summarizer;
+  workerId: string;
+  logger: Logger;
+  metrics?: WorkerMetrics;
+  batchConcurrency?: number;
+  hooks?: FlushHooks;
+  onFlushTrace?: (trace: FlushTrace) => void;
+}
+
+export function createJobHandler(deps: JobHandlerDeps): JobHandler<CondenseJobs> {
+  const flushDeps = {
+    db: deps.db, summarizer: deps.summarizer, workerId: deps.workerId,
+    ...(deps.batchConcurrency ? { batchConcurrency: deps.batchConcurrency } : {}),
+    ...(deps.hooks ? { hooks: deps.hooks } : {}),
+  };
+  return routeJobs<CondenseJobs>({
+    "flush-session": async (job) => {
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const p = job.payload;
+      const fields = { job: job.id, tenant: p.tenantId, session: p.sessionId, flushRequest: p.flushRequestId, attempt: job.attempt, worker: deps.workerId };
+      deps.metrics?.queueWaitSeconds.observe(Math.max(0, job.startedAt - job.enqueuedAt) / 1000);
+      let status = "error";
+      try {
+        const result: FlushRunResult = await runFlush(flushDeps, job as FlushJob);
+        status = result.status;
+        deps.metrics?.flushes.inc({ outcome: result.outcome ?? "none", status: result.status });
+        if (result.chains?.compressed) deps.metrics?.chainsCompressed.inc(result.chains.compressed);
+        deps.logger.info({ ...fields, status: result.status, outcome: result.outcome, version: result.version, pending: result.pending, chains: result.chains, durationMs: Math.round(performance.now() - t0) }, "flush");
+        return { status: result.status, outcome: result.outcome, version: result.version };
+      } catch (err) {
+        const reason = job.signal.aborted ? "aborted" : err instanceof Error ? err.name : "error";
+        deps.metrics?.flushFailures.inc({ reason });
+        deps.logger.warn({ ...fields, err, reason, durationMs: Math.round(performance.now() - t0) }, "flush failed");
+        throw err;
+      } finally {
+        deps.metrics?.flushSeconds.observe({ status }, (performance.now() - t0) / 1000);
+        deps.onFlushTrace?.({ tenantId: p.tenantId, sessionId: p.sessionId, flushRequestId: p.flushRequestId, workerId: deps.workerId, startedAt, endedAt: Date.now(), status });
+      }
+    },
+    "compress-chains": async (job) => {
+      const p = job.payload;
+      const request = await getFlushRequest(deps.db, p.tenantId, p.flushRequestId);
+      if (!request || request.sessionId !== p.sessionId) throw new NonRetryableJobError(`flush request ${p.flushRequestId} not found`);
+      if (request.status !== "committed") return { status: "not-committed" };
+      const result = await runChainStage({ db: deps.db, summarizer: deps.summarizer, ...(deps.hooks ? { hooks: deps.hooks } : {}) }, request, normalizeSettings(request.settings), job.signal);
+      if (result.compressed) deps.metrics?.chainsCompressed.inc(result.compressed);
+      deps.logger.info({ job: job.id, tenant: p.tenantId, session: p.sessionId, flushRequest: p.flushRequestId, chains: result }, "compress-chains");
+      return result;
+    },
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * `tsx apps/worker/src/main.ts`: a worker process. SIGTERM/SIGINT stop it taking jobs, let active
+ * flushes finish for WORKER_SHUTDOWN_GRACE_MS, then release the rest (a released job's lock lapses
+ * and another worker re-runs it; commits are idempotent) and exit.
+ *
+ * Test harness hooks, read here only: CONDENSE_CRASH_AT (see crash-hooks.ts) and CONDENSE_TRACE_FILE
+ * (one JSON line per flush run with its start and end, for the serialization checks).
+ */
+import { appendFileSync } from "node:fs";
+import { loadWorkerConfig } from "./config.ts";
+import { crashHooksFromSpec } from "./crash-hooks.ts";
+import { createRuntime } from "./runtime.ts";
+
+async function main(): Promise<void> {
+  const config = loadWorkerConfig();
+  const traceFile = process.env.CONDENSE_TRACE_FILE;
+  const hooks = crashHooksFromSpec(process.env.CONDENSE_CRASH_AT);
+  const runtime = await createRuntime(config, {
+    ...(hooks ? { hooks } : {}),
+    ...(traceFile ? { onFlushTrace: (t) => appendFileSync(traceFile, `${JSON.stringify(t)}\n`) } : {}),
+  });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    runtime.logger.info({ signal }, "shutting down");
+    runtime.close().then(
+      () => process.exit(0),
+      (err) => { runtime.logger.error({ err }, "shutdown failed"); process.exit(1); },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("unhandledRejection", (err) => runtime.logger.error({ err }, "unhandled rejection"));
+  process.on("uncaughtException", (err) => runtime.logger.error({ err }, "uncaught exception"));
+  await runtime.start();
+  // Tells a parent process (tests, bench) that this worker is consuming.
+  process.send?.({ type: "ready", workerId: config.workerId });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -8,7 +8,6 @@
  */
 import { buildRangeIndex } from "../chain-range.ts";
 import { overlapDiagnostic, rangeMismatchDiagnostic, unresolvedRangeDiagnostic } from "../diagnostics.ts";
-import { occKey } from "../keys.ts";
 import { isObject, isSummaryMessage, type AssistantMessage, type UserMessage } from "../messages.ts";
 import type { CondenseState } from "../state.ts";
 import type { ChainEntry } from "../state-types.ts";
@@ -17,8 +16,12 @@ import { firstTextPart, isReadableAssistant, isReadableToolResult, malformedReas
 import { report, type RenderContext } from "./render-context.ts";
 import { summaryRefs } from "./summary-refs.ts";
 
+/** Per entry, derived once per state version. */
+interface EntryInfo { tag: string; protectedIds: ReadonlySet<string>; recorded: ReadonlySet<string> }
+
 interface ChainCache {
   blockById: Map<string, ChainEntry>;
+  info: Map<string, EntryInfo>;
   rawBodies: Map<string, string>;
   bodies: Map<string, string>;
   /** blockId -> the synthetic and the protected result messages it was built from. */
@@ -26,14 +29,24 @@ interface ChainCache {
 }
 const cacheByState = new WeakMap<CondenseState, ChainCache>();
 const strippedByAssistant = new WeakMap<object, AssistantMessage>();
+const NO_SOURCES: readonly Record<string, unknown>[] = Object.freeze([]);
 
 function chainCache(state: CondenseState): ChainCache {
   let c = cacheByState.get(state);
   if (!c) {
-    c = { blockById: new Map(state.chains.map((e) => [e.blockId, e])), rawBodies: new Map(), bodies: new Map(), synthetics: new Map() };
+    c = { blockById: new Map(state.chains.map((e) => [e.blockId, e])), info: new Map(), rawBodies: new Map(), bodies: new Map(), synthetics: new Map() };
     cacheByState.set(state, c);
   }
   return c;
+}
+
+function entryInfo(cache: ChainCache, entry: ChainEntry): EntryInfo {
+  let i = cache.info.get(entry.blockId);
+  if (!i) {
+    i = { tag: chainIdTagPrefix(entry.blockId), protectedIds: new Set(entry.protectedToolCallIds ?? []), recorded: new Set(entry.droppedToolCallIds ?? []) };
+    cache.info.set(entry.blockId, i);
+  }
+  return i;
 }
 
 /** The stored range summary, else the distinct per-batch summaries covering the dropped keys. */
@@ -107,14 +120,14 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   });
   if (resolved.length === 0) return messages;
 
-  // CAP-RENDER-11: earliest start first; a start already claimed or inside an accepted span is skipped.
+  // CAP-RENDER-11: earliest start first. Accepted spans are disjoint and in order, so a later
+  // start can only be claimed by, or lie inside, the last accepted span.
   resolved.sort((a, b) => a.start - b.start || a.order - b.order);
   const accepted: Accepted[] = [];
   for (const r of resolved) {
-    const claimer = accepted.find((a) => a.start === r.start);
-    if (claimer) { report(ctx, overlapDiagnostic(r.entry.blockId, `startIndex=${r.start} already claimed by ${claimer.entry.blockId}`)); continue; }
-    const enclosing = accepted.find((a) => a.start < r.start && r.start < a.end);
-    if (enclosing) { report(ctx, overlapDiagnostic(r.entry.blockId, `starts inside ${enclosing.entry.blockId}`)); continue; }
+    const last = accepted[accepted.length - 1];
+    if (last && last.start === r.start) { report(ctx, overlapDiagnostic(r.entry.blockId, `startIndex=${r.start} already claimed by ${last.entry.blockId}`)); continue; }
+    if (last && r.start < last.end) { report(ctx, overlapDiagnostic(r.entry.blockId, `starts inside ${last.entry.blockId}`)); continue; }
     accepted.push(r);
   }
   ctx.stats.chainsApplied += accepted.length;
@@ -124,46 +137,56 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const drop = new Uint8Array(n);
   const insertAfter = new Map<number, UserMessage>();
   const replace = new Map<number, unknown>();
-  const droppedOcc = new Set<string>();
+  /** dropped result timestamps -> their ids (occurrence match without building key strings) */
+  const droppedResults = new Map<number, string[]>();
   const droppedBare = new Set<string>();
   const strip = cc.stripFinalAssistantThinking !== false;
   let changed = false;
 
   for (const a of accepted) {
     const { entry } = a;
-    const protectedIds = new Set(entry.protectedToolCallIds ?? []);
-    const rangeIds = new Set<string>();
-    const sources: Record<string, unknown>[] = [];
-    const tag = chainIdTagPrefix(entry.blockId);
+    const info = entryInfo(cache, entry);
+    let rangeIds = 0;
+    let mismatch = false;
+    const seen = new Set<string>();
+    const countId = (id: string) => {
+      if (seen.has(id)) return;
+      seen.add(id);
+      rangeIds++;
+      if (!info.recorded.has(id)) mismatch = true;
+    };
+    let sources: Record<string, unknown>[] | undefined;
     let present = false;
     for (let i = a.start + 1; i < a.end; i++) {
       const m = messages[i];
       if (malformedReason(m) !== null || !isObject(m)) continue; // unreadable: passed through untouched
       if (isReadableAssistant(m)) {
-        for (const b of m.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") { rangeIds.add(b.id); droppedBare.add(b.id); }
+        for (const b of m.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") { countId(b.id); droppedBare.add(b.id); }
         drop[i] = 1;
       } else if (isReadableToolResult(m)) {
-        rangeIds.add(m.toolCallId);
+        countId(m.toolCallId);
         droppedBare.add(m.toolCallId);
-        droppedOcc.add(occKey(m.toolCallId, m.timestamp));
-        if (protectedIds.has(m.toolCallId)) sources.push(m);
+        const ts = m.timestamp;
+        if (typeof ts === "number" && Number.isFinite(ts)) {
+          const ids = droppedResults.get(ts);
+          if (ids) ids.push(m.toolCallId); else droppedResults.set(ts, [m.toolCallId]);
+        }
+        if (info.protectedIds.has(m.toolCallId)) (sources ??= []).push(m);
         drop[i] = 1;
       } else if (isSummaryMessage(m)) {
         drop[i] = 1;
-      } else if (m.role === "user" && firstTextPart(m)?.startsWith(tag)) {
+      } else if (m.role === "user" && firstTextPart(m)?.startsWith(info.tag)) {
         present = true;
+        continue;
       } else continue;
-      if (drop[i]) changed = true;
+      changed = true;
     }
     if (!present) {
-      insertAfter.set(a.start, synthetic(state, cache, entry, sources));
+      insertAfter.set(a.start, synthetic(state, cache, entry, sources ?? NO_SOURCES));
       changed = true;
       // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
       // where the recorded ids are legitimately gone.
-      const recorded = new Set(entry.droppedToolCallIds ?? []);
-      if (recorded.size !== rangeIds.size || [...rangeIds].some((id) => !recorded.has(id))) {
-        report(ctx, rangeMismatchDiagnostic(entry.blockId, recorded.size, rangeIds.size));
-      }
+      if (mismatch || rangeIds !== info.recorded.size) report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, rangeIds));
     }
     if (strip) {
       const final = messages[a.end];
@@ -179,7 +202,9 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       const m = messages[i];
       if (!isSummaryMessage(m)) continue;
       for (const r of summaryRefs(m)) {
-        if (r.ts !== undefined ? droppedOcc.has(occKey(r.id, r.ts)) : droppedBare.has(r.id)) { drop[i] = 1; changed = true; break; }
+        // refs with a timestamp match dropped occurrences exactly; legacy refs match dropped bare ids
+        const hit = r.ts !== undefined ? droppedResults.get(r.ts)?.includes(r.id) === true : droppedBare.has(r.id);
+        if (hit) { drop[i] = 1; changed = true; break; }
       }
     }
   }

@@ -44,47 +44,40 @@ function argChars(b: Record<string, unknown>, field: string): number {
   return n;
 }
 
-interface Failure { opener: number; id: string; at: number }
-
 export function errorPurge(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
   const pe = ctx.settings.purgeErrors;
   if (!pe || pe.enabled === false) return messages;
   const cooldown = typeof pe.cooldownTurns === "number" ? pe.cooldownTurns : 2;
   const minChars = typeof pe.minArgChars === "number" ? pe.minArgChars : 500;
+  // Two scans so a clean render allocates nothing: the total turn count first, then the decisions.
+  let current = 0;
+  for (const m of messages) if (isReadableAssistant(m)) current++;
   let assistants = 0;
   let opener = -1;
-  let failures: Failure[] | undefined;
+  let ids: string[] | undefined; // purgeable failed calls of the current opener
+  let out: unknown[] | undefined;
+  const flush = () => {
+    if (!ids) return;
+    const a = messages[opener] as AssistantMessage;
+    const copy = purgedCopy(a, ids, minChars);
+    out ??= messages.slice();
+    out[opener] = copy;
+    ctx.stats.purged += countPurged(a, copy);
+    ids = undefined;
+  };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (isReadableAssistant(m)) { assistants++; opener = i; continue; }
+    if (isReadableAssistant(m)) { flush(); assistants++; opener = i; continue; }
     if (isReadableToolResult(m)) {
-      if (m.isError === true && opener >= 0 && callsId(messages[opener] as AssistantMessage, m.toolCallId) && !answeredEarlier(messages, opener, i, m.toolCallId)) {
-        (failures ??= []).push({ opener, id: m.toolCallId, at: assistants });
-      }
+      if (m.isError !== true || opener < 0 || current - assistants < cooldown) continue;
+      const a = messages[opener] as AssistantMessage;
+      if (!callsId(a, m.toolCallId) || answeredEarlier(messages, opener, i, m.toolCallId)) continue;
+      if (a.content.some((b) => purgeable(b, [m.toolCallId], minChars))) (ids ??= []).push(m.toolCallId);
       continue;
     }
-    if (!isSummaryMessage(m)) opener = -1;
+    if (!isSummaryMessage(m)) { flush(); opener = -1; }
   }
-  if (!failures) return messages;
-  const current = assistants;
-  let out: unknown[] | undefined;
-  let k = 0;
-  while (k < failures.length) {
-    // failures are in message order, so one assistant's failures are adjacent
-    const at = failures[k]!.opener;
-    let ids: string[] | undefined;
-    for (; k < failures.length && failures[k]!.opener === at; k++) {
-      const f = failures[k]!;
-      if (current - f.at >= cooldown) (ids ??= []).push(f.id);
-    }
-    if (!ids) continue;
-    const a = messages[at] as AssistantMessage;
-    const copy = purgedCopy(a, ids, minChars);
-    if (copy === a) continue;
-    out ??= messages.slice();
-    out[at] = copy;
-    ctx.stats.purged += countPurged(a, copy);
-  }
+  flush();
   return out ?? messages;
 }
 

@@ -6,8 +6,8 @@
  * instead of writing them (see diagnostics.ts for the at-most-once ledger).
  *
  * Sizes: on a pruned render `beforeChars`/`afterChars` equal `JSON.stringify(array).length` of input
- * and output, computed from per-message lengths cached by object (message-size.ts), so repeated
- * renders never serialize the whole array. On a no-op render they are the 0/0 sentinel of the spec:
+ * and output, summed from per-message lengths memoized by message fingerprint for the state's lifetime
+ * (message-size.ts), so a render serializes only messages it has not seen at this state version. On a no-op render they are the 0/0 sentinel of the spec:
  * a clean render measures nothing, and the footer keeps the last pruned measurement (CAP-RENDER-21).
  */
 import type { Diagnostic } from "../diagnostics.ts";
@@ -18,7 +18,7 @@ import type { CondenseState } from "../state.ts";
 import { chainRangePrune } from "./chain-range-prune.ts";
 import { errorPurge } from "./error-purge.ts";
 import { reportMalformed } from "./malformed-scan.ts";
-import { arrayChars } from "./message-size.ts";
+import { arrayChars, createSizeMemo, type SizeMemo } from "./message-size.ts";
 import { orphanSweep } from "./orphan-sweep.ts";
 import type { RenderContext, RenderStats } from "./render-context.ts";
 import { stubReplace } from "./stub-replace.ts";
@@ -38,6 +38,13 @@ export interface RenderResult {
 }
 
 const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
+/** One size memo per state object: it lives as long as the session's mirror at that version. */
+const sizeMemoByState = new WeakMap<CondenseState, SizeMemo>();
+function sizeMemo(state: CondenseState): SizeMemo {
+  let m = sizeMemoByState.get(state);
+  if (!m) { m = createSizeMemo(); sizeMemoByState.set(state, m); }
+  return m;
+}
 
 export function pruneMessages(messages: readonly AgentMessage[], state: CondenseState, options: RenderOptions): RenderResult {
   const stats: RenderStats = { stubbed: 0, purged: 0, chainsApplied: 0, swept: 0, malformed: 0 };
@@ -55,5 +62,5 @@ export function pruneMessages(messages: readonly AgentMessage[], state: Condense
   out = orphanSweep(out, ctx);
   const diagnostics = ctx.diagnostics ?? NO_DIAGNOSTICS;
   if (out === input) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics, stats };
-  return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: arrayChars(input), afterChars: arrayChars(out), diagnostics, stats };
+  return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: arrayChars(input, sizeMemo(state)), afterChars: arrayChars(out, sizeMemo(state)), diagnostics, stats };
 }

@@ -23,17 +23,21 @@ const KEEP = null;
 type Decision = StubDecision | typeof KEEP;
 
 interface StateStubCache {
-  /** per message object: the lookup outcome (messages are immutable, so it never changes). */
-  decisions: WeakMap<object, Decision>;
-  /** per occurrence (`key` + tool name): the stub, so equal occurrences share one object. */
-  stubs: Map<string, ToolResultMessage>;
+  /**
+   * per occurrence: the lookup outcome and its stub, keyed by tool-call id then result timestamp
+   * (numbers, so a render builds no key strings). Keyed by content, not by object, because pi hands
+   * every render a fresh clone; equal occurrences share one stub object.
+   */
+  byId: Map<string, Map<number, Decision>>;
+  /** results without a numeric timestamp, by id */
+  bare: Map<string, Decision>;
 }
 const cacheByState = new WeakMap<CondenseState, StateStubCache>();
 const protectedByRules = new WeakMap<ProtectionRules, WeakMap<ToolCallRecord, boolean>>();
 
 function stateCache(state: CondenseState): StateStubCache {
   let c = cacheByState.get(state);
-  if (!c) { c = { decisions: new WeakMap(), stubs: new Map() }; cacheByState.set(state, c); }
+  if (!c) { c = { byId: new Map(), bare: new Map() }; cacheByState.set(state, c); }
   return c;
 }
 
@@ -48,31 +52,41 @@ function isProtectedRecord(rules: ProtectionRules, record: ToolCallRecord): bool
 
 /** CAP-RENDER-3 lookup ladder: exact occurrence key, else an unambiguous legacy bare-id record. */
 function decide(state: CondenseState, cache: StateStubCache, m: ToolResultMessage): Decision {
-  const cached = cache.decisions.get(m);
-  if (cached !== undefined) return cached;
   const ts = typeof m.timestamp === "number" && Number.isFinite(m.timestamp) ? m.timestamp : undefined;
+  const byTs = ts === undefined ? undefined : cache.byId.get(m.toolCallId);
+  const cached = ts === undefined ? cache.bare.get(m.toolCallId) : byTs?.get(ts);
+  // The stub copies the message's tool name; a (rare) differing name gets its own, uncached decision.
+  if (cached !== undefined && (cached === KEEP || cached.stub.toolName === (m.toolName ?? cached.record.toolName))) return cached;
+  const d = lookup(state, m, ts);
+  if (cached === undefined) {
+    if (ts === undefined) cache.bare.set(m.toolCallId, d);
+    else if (byTs) byTs.set(ts, d);
+    else cache.byId.set(m.toolCallId, new Map([[ts, d]]));
+  }
+  return d;
+}
+
+function lookup(state: CondenseState, m: ToolResultMessage, ts: number | undefined): Decision {
   const key = occKey(m.toolCallId, ts);
   const lookupKey = isSummarized(state, key) ? key : hasLegacyBareRecord(state, m.toolCallId) ? m.toolCallId : undefined;
   // A key whose record is gone (an alias of a missing original) is not recoverable: keep the raw output.
   const record = lookupKey === undefined ? undefined : recordFor(state, lookupKey);
-  let d: Decision = KEEP;
-  if (record && lookupKey !== undefined) {
-    const toolName = typeof m.toolName === "string" ? m.toolName : record.toolName;
-    const ref = state.keyToRef.get(lookupKey) ?? m.toolCallId;
-    const stubKey = `${key}\u0000${toolName}\u0000${ref}`;
-    let stub = cache.stubs.get(stubKey);
-    if (!stub) {
-      const text = record.stored
-        ? storedStubText({ toolName, bytes: record.stored.bytes, preview: record.stored.preview, ref })
-        : summaryStubText(ref);
-      stub = { role: "toolResult", toolCallId: m.toolCallId, toolName, content: [{ type: "text", text }], isError: false };
-      if (ts !== undefined) stub.timestamp = ts;
-      cache.stubs.set(stubKey, stub);
-    }
-    d = { key, record, stub };
-  }
-  cache.decisions.set(m, d);
-  return d;
+  if (!record || lookupKey === undefined) return KEEP;
+  const name = typeof m.toolName === "string" ? m.toolName : record.toolName;
+  const ref = state.keyToRef.get(lookupKey) ?? m.toolCallId;
+  const text = record.stored
+    ? storedStubText({ toolName: name, bytes: record.stored.bytes, preview: record.stored.preview, ref })
+    : summaryStubText(ref);
+  const stub: ToolResultMessage = { role: "toolResult", toolCallId: m.toolCallId, toolName: name, content: [{ type: "text", text }], isError: false };
+  if (ts !== undefined) stub.timestamp = ts;
+  return { key, record, stub };
+}
+
+/** A copy of the stub (rendered output cloned by the host) is already stubbed. */
+function isSameStub(m: ToolResultMessage, stub: ToolResultMessage): boolean {
+  const p = m.content.length === 1 ? m.content[0] : undefined;
+  return m.isError === false && m.toolName === stub.toolName && isObject(p) && p.type === "text" &&
+    p.text === (stub.content[0] as { text: string }).text && m.timestamp === stub.timestamp && !("details" in m);
 }
 
 export function stubReplace(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
@@ -94,7 +108,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       const ts = typeof m.timestamp === "number" && Number.isFinite(m.timestamp) ? m.timestamp : undefined;
       (queries ??= []).push({ key: d?.key ?? occKey(m.toolCallId, ts), seen: users });
     }
-    if (d === KEEP || d.stub === m || isProtectedRecord(rules, d.record)) continue;
+    if (d === KEEP || d.stub === m || isSameStub(m, d.stub) || isProtectedRecord(rules, d.record)) continue;
     (hits ??= []).push({ index: i, d });
   }
   if (!hits) return messages;

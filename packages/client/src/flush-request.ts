@@ -1,0 +1,86 @@
+/**
+ * What a flush request carries (POST /v1/sessions/:id/flushes): the trigger, the pre-flush context
+ * metrics snapshot, the chains the client detected on its branch (with the closing reply threaded in on
+ * the reply path, CAP-CHAIN-4) and, per chain, whether recovery grace defers it (CAP-QUERY-6), plus the
+ * session settings. The worker never sees the agent's messages, so everything that needs them is
+ * computed here, off the agent's critical path.
+ */
+import {
+  computeContextMetrics,
+  detectChains,
+  graceSet,
+  isChainDeferred,
+  withClosingMessage,
+  type AgentMessage,
+  type CondenseSettings,
+  type CondenseState,
+  type ContextMetrics,
+  type DetectedChain,
+  type FlushTrigger,
+} from "@condense/core";
+
+export interface FlushChain {
+  startUserTimestamp: number;
+  finalAssistantTimestamp: number | null;
+  middleToolCallIds: string[];
+  middleOccurrenceKeys: string[];
+  protectedToolCallIds: string[];
+  /** Keys of this chain that are in recovery grace; non-empty = deferred. */
+  graceKeys: string[];
+  deferred: boolean;
+}
+
+export interface FlushMetricsSnapshot extends ContextMetrics {
+  tokens?: number | null;
+  contextWindow?: number | null;
+}
+
+export interface FlushRequestBody {
+  trigger: FlushTrigger;
+  metrics: FlushMetricsSnapshot;
+  chains: FlushChain[];
+  settings: Record<string, unknown>;
+  flushId?: string;
+}
+
+export interface FlushInput {
+  trigger: FlushTrigger;
+  /** The branch messages (oldest first) as the session holds them. */
+  branch: readonly AgentMessage[];
+  /** The reply that triggered a message-end flush; not persisted yet. */
+  closingMessage?: AgentMessage;
+  usage?: { tokens: number | null; contextWindow: number } | null;
+}
+
+function toFlushChain(c: DetectedChain, grace: ReadonlySet<string>): FlushChain | null {
+  // The API needs a start timestamp to key the chain; a chain without one can never be compressed.
+  if (c.startUserTimestamp === null) return null;
+  const keys = c.middleOccurrenceKeys.length > 0 ? c.middleOccurrenceKeys : c.middleToolCallIds;
+  const graceKeys = grace.size === 0 ? [] : keys.filter((k) => grace.has(k));
+  return {
+    startUserTimestamp: c.startUserTimestamp,
+    finalAssistantTimestamp: c.finalAssistantTimestamp,
+    middleToolCallIds: c.middleToolCallIds,
+    middleOccurrenceKeys: c.middleOccurrenceKeys,
+    protectedToolCallIds: c.protectedToolCallIds,
+    graceKeys,
+    deferred: isChainDeferred(c, grace),
+  };
+}
+
+export function buildFlushRequest(input: FlushInput, state: CondenseState, settings: CondenseSettings): Omit<FlushRequestBody, "flushId"> {
+  const detection = withClosingMessage(input.branch, input.closingMessage);
+  // Grace is computed on the branch without the closing message (CAP-CHAIN-4).
+  const grace = graceSet(input.branch, settings.recoveryGraceTurns);
+  const chains: FlushChain[] = [];
+  for (const c of detectChains(detection, settings)) {
+    const fc = toFlushChain(c, grace);
+    if (fc) chains.push(fc);
+  }
+  const metrics: FlushMetricsSnapshot = computeContextMetrics(input.branch, state, settings);
+  if (input.usage) {
+    metrics.tokens = input.usage.tokens;
+    metrics.contextWindow = input.usage.contextWindow;
+  }
+  return { trigger: input.trigger, metrics, chains, settings: { ...settings } };
+}

@@ -1,0 +1,144 @@
+/**
+ * The ordered outbox between the agent and the API. Captures and flush requests leave in the order they
+ * were made (a flush must never overtake a capture it is meant to include), one at a time, retried with
+ * backoff until the API acknowledges them. Enqueueing is synchronous and never touches the network, so
+ * the agent's turn never waits on the service; while the service is down the items simply wait here
+ * (and, for captures, in the spool file).
+ */
+import { randomUUID } from "node:crypto";
+import type { CapturedBatch } from "@condense/core";
+import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffPolicy } from "./backoff.ts";
+import { captureIdFor } from "./capture-id.ts";
+import type { CaptureSpool } from "./capture-spool.ts";
+import type { FlushRequestBody } from "./flush-request.ts";
+import { CondenseHttpError, type Transport } from "./transport.ts";
+
+export type OutboxItem =
+  | { kind: "capture"; captureId: string; batches: CapturedBatch[] }
+  | { kind: "flush"; body: FlushRequestBody };
+
+export interface OutboxEvents {
+  onCaptureAcked?(captureId: string, response: CaptureAck): void;
+  onFlushAccepted?(response: FlushAck, body: FlushRequestBody): void;
+  /** A send failed; `willRetry` false means the item was dropped (the API refused it for good). */
+  onSendError?(error: unknown, item: OutboxItem, willRetry: boolean): void;
+}
+
+export interface CaptureAck { captureId: string; accepted: number; duplicates: number; maxSeq: number }
+export interface FlushAck { flushId: string; cursor: number; trigger: string; created: boolean }
+
+export interface OutboxOptions extends OutboxEvents {
+  transport: Transport;
+  sessionId: string;
+  spool?: CaptureSpool;
+  backoff?: BackoffPolicy;
+}
+
+export class Outbox {
+  private readonly queue: OutboxItem[] = [];
+  /** Capture ids queued or acknowledged in this process; a repeat is not queued twice. */
+  private readonly known = new Set<string>();
+  private running: Promise<void> | null = null;
+  private readonly closing = new AbortController();
+  private consecutiveFailures = 0;
+  private lastErrorText: string | null = null;
+  private readonly path: string;
+
+  constructor(private readonly options: OutboxOptions) {
+    this.path = `/v1/sessions/${encodeURIComponent(options.sessionId)}`;
+    if (options.spool) {
+      for (const p of options.spool.readPending()) this.pushCapture(p.captureId, p.batches, false);
+    }
+  }
+
+  /** Queue a capture POST; returns its id (the same id for the same occurrences). */
+  enqueueCapture(batches: CapturedBatch[]): string | null {
+    if (batches.length === 0) return null;
+    const captureId = captureIdFor(this.options.sessionId, batches);
+    if (this.known.has(captureId)) return captureId;
+    this.pushCapture(captureId, batches, true);
+    return captureId;
+  }
+
+  enqueueFlush(body: Omit<FlushRequestBody, "flushId">): string {
+    const flushId = randomUUID();
+    this.queue.push({ kind: "flush", body: { ...body, flushId } });
+    this.kick();
+    return flushId;
+  }
+
+  get pendingCaptures(): number {
+    let n = 0;
+    for (const i of this.queue) if (i.kind === "capture") n++;
+    return n;
+  }
+  get size(): number { return this.queue.length; }
+  /** True while the head of the queue is failing (the service is unreachable or erroring). */
+  get degraded(): boolean { return this.consecutiveFailures > 0; }
+  get lastError(): string | null { return this.lastErrorText; }
+
+  /** Resolves once everything queued so far has been acknowledged (or dropped), or on close. */
+  async drain(): Promise<void> {
+    while (this.queue.length > 0 && !this.closing.signal.aborted) {
+      this.kick();
+      await this.running;
+    }
+  }
+
+  close(): void {
+    this.closing.abort();
+  }
+
+  private pushCapture(captureId: string, batches: CapturedBatch[], spool: boolean): void {
+    this.known.add(captureId);
+    if (spool) this.options.spool?.append({ captureId, batches });
+    this.queue.push({ kind: "capture", captureId, batches });
+    this.kick();
+  }
+
+  private kick(): void {
+    if (this.running || this.closing.signal.aborted) return;
+    this.running = this.run().finally(() => { this.running = null; });
+  }
+
+  private async run(): Promise<void> {
+    while (this.queue.length > 0 && !this.closing.signal.aborted) {
+      const item = this.queue[0]!;
+      try {
+        await this.send(item);
+        this.queue.shift();
+        this.consecutiveFailures = 0;
+        this.lastErrorText = null;
+      } catch (err) {
+        const retry = !(err instanceof CondenseHttpError) || err.retryable;
+        this.lastErrorText = err instanceof Error ? err.message : String(err);
+        this.options.onSendError?.(err, item, retry);
+        if (!retry) {
+          this.queue.shift();
+          if (item.kind === "capture") this.options.spool?.ack(item.captureId);
+          continue;
+        }
+        await sleep(backoffDelay(this.options.backoff ?? DEFAULT_BACKOFF, this.consecutiveFailures++), this.closing.signal);
+      }
+    }
+    if (this.queue.length === 0 && this.options.spool) this.options.spool.compact([]);
+  }
+
+  private async send(item: OutboxItem): Promise<void> {
+    const { transport } = this.options;
+    if (item.kind === "capture") {
+      const ack = await transport.request<CaptureAck>("POST", `${this.path}/captures`, { captureId: item.captureId, batches: item.batches }, this.closing.signal);
+      this.options.spool?.ack(item.captureId);
+      this.options.onCaptureAcked?.(item.captureId, ack);
+      return;
+    }
+    try {
+      const ack = await transport.request<FlushAck>("POST", `${this.path}/flushes`, item.body, this.closing.signal);
+      this.options.onFlushAccepted?.(ack, item.body);
+    } catch (err) {
+      // A session the API has never seen has no captures: there is nothing to flush.
+      if (err instanceof CondenseHttpError && err.status === 404) return;
+      throw err;
+    }
+  }
+}

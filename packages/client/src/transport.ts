@@ -1,0 +1,99 @@
+/**
+ * The HTTP transport: one `request()` over a fetch function, with the tenant key, JSON bodies, a
+ * per-request timeout and one error type that says whether a retry can help. The fetch function is
+ * the global fetch for a remote service, or the API app's own `fetch` in embedded mode, so the same
+ * HTTP contract is exercised either way.
+ */
+
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface TransportOptions {
+  /** Base URL of the API, e.g. `http://127.0.0.1:8787` (embedded: any origin, the app ignores it). */
+  baseUrl: string;
+  apiKey?: string;
+  fetch?: FetchLike;
+  /** Per request; the SSE stream has none. */
+  timeoutMs?: number;
+}
+
+/** The API's error body: `{ error: { code, message, requestId } }`. */
+export class CondenseHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** True for network failures, timeouts, 408/429/5xx: the same request may succeed later. */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "CondenseHttpError";
+  }
+}
+
+export interface Transport {
+  request<T>(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
+  /** A raw streaming GET (SSE); the caller owns the response body. */
+  stream(path: string, signal: AbortSignal): Promise<Response>;
+}
+
+const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
+
+export function createTransport(options: TransportOptions): Transport {
+  const fetchFn: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const base = options.baseUrl.replace(/\/+$/, "");
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const headers = (json: boolean): Record<string, string> => ({
+    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    ...(json ? { "content-type": "application/json" } : {}),
+    accept: "application/json",
+  });
+
+  async function request<T>(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await fetchFn(base + path, {
+        method,
+        headers: headers(body !== undefined),
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: combined,
+      });
+    } catch (err) {
+      const why = timeout.aborted ? `timed out after ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+      throw new CondenseHttpError(0, "network", `${method} ${path}: ${why}`, true);
+    }
+    const text = await res.text().catch(() => "");
+    if (!res.ok) {
+      let code = `http_${res.status}`;
+      let message = text.slice(0, 300);
+      try {
+        const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
+        if (parsed.error?.code) code = parsed.error.code;
+        if (parsed.error?.message) message = parsed.error.message;
+      } catch { /* not the API's error shape; keep the raw text */ }
+      throw new CondenseHttpError(res.status, code, `${method} ${path}: ${res.status} ${message}`, RETRYABLE_STATUS.has(res.status));
+    }
+    try {
+      return (text ? JSON.parse(text) : undefined) as T;
+    } catch {
+      throw new CondenseHttpError(res.status, "bad_response", `${method} ${path}: response is not JSON`, true);
+    }
+  }
+
+  async function stream(path: string, signal: AbortSignal): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetchFn(base + path, { method: "GET", headers: { ...headers(false), accept: "text/event-stream" }, signal });
+    } catch (err) {
+      throw new CondenseHttpError(0, "network", `GET ${path}: ${err instanceof Error ? err.message : String(err)}`, true);
+    }
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => {});
+      throw new CondenseHttpError(res.status, `http_${res.status}`, `GET ${path}: ${res.status}`, RETRYABLE_STATUS.has(res.status) || res.status === 404);
+    }
+    return res;
+  }
+
+  return { request, stream };
+}

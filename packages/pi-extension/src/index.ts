@@ -1,0 +1,157 @@
+/**
+ * Condense for pi: a thin adapter from pi's extension events to @condense/client.
+ *   turn_end          -> capture the finished tool calls; budget / delta / rearmed triggers
+ *   message_end       -> the reply trigger (a text-only assistant message), turn numbering
+ *   context           -> apply a staged state delta at this safe boundary, then render (no network)
+ *   tool_result       -> steer newly condensed summaries into the next LLM call of this run
+ *   before_agent_start / agent_end -> deliver summaries while idle; the agent_end notice
+ *   session_start / session_tree -> rebuild, sync, resend unacknowledged captures, rearm probe
+ * plus the context_tree_query tool, the /condense command and the footer status line.
+ * Load with `pi -e <this package>` or `pi install <this package>`.
+ */
+import { join } from "node:path";
+import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { agentEndStatus, isAssistant, type AgentMessage } from "@condense/core";
+import type { CondenseHost } from "@condense/client";
+import { registerCommands } from "./commands.ts";
+import { CondenseSession } from "./condense-session.ts";
+import { connectionFromEnv } from "./connection-config.ts";
+import { registerQueryTool } from "./query-tool.ts";
+import { loadSettings } from "./settings-store.ts";
+import { notify } from "./ui-guard.ts";
+
+export { COST_EVENT, DIAGNOSTIC_ENTRY } from "./condense-session.ts";
+
+async function startEmbedded(dataDir: string): Promise<CondenseHost> {
+  // Imported lazily so fleet mode never loads PGlite, the worker or the API app.
+  const specifier = "@condense/embedded";
+  const mod = (await import(specifier)) as { startEmbeddedHost(o: { dataDir: string }): Promise<CondenseHost> };
+  return mod.startEmbeddedHost({ dataDir });
+}
+
+export default function condense(pi: ExtensionAPI): void {
+  const connection = connectionFromEnv();
+  let session: CondenseSession | undefined;
+  const current = () => session;
+
+  async function open(ctx: ExtensionContext): Promise<void> {
+    const sm = ctx.sessionManager;
+    const sessionId = sm.getSessionId();
+    if (!session || session.client.sessionId !== sessionId) {
+      await session?.client.close().catch(() => {});
+      const dir = sm.getSessionDir();
+      const spool = dir ? join(dir, `${sessionId}.condense-spool.jsonl`) : undefined;
+      session = new CondenseSession({ pi, connection, settings: loadSettings(), startEmbedded }, sessionId, spool);
+    } else {
+      session.client.updateSettings(loadSettings());
+    }
+    await session.reload(ctx);
+  }
+
+  pi.on("session_start", async (_event, ctx) => {
+    try {
+      await open(ctx);
+    } catch (err) {
+      notify(ctx, `condense: could not start: ${err instanceof Error ? err.message : String(err)}`, "error");
+    }
+  });
+
+  pi.on("session_tree", async (_event, ctx) => {
+    try {
+      await session?.reload(ctx);
+    } catch (err) {
+      notify(ctx, `condense: reload failed: ${err instanceof Error ? err.message : String(err)}`, "error");
+    }
+  });
+
+  pi.on("session_shutdown", async () => {
+    const s = session;
+    session = undefined;
+    if (!s) return;
+    // Give queued captures and flush requests a moment to reach the service; the spool keeps the rest.
+    await s.client.drain(Number(process.env.CONDENSE_SHUTDOWN_DRAIN_MS) || 3_000).catch(() => false);
+    await s.client.close().catch(() => {});
+  });
+
+  pi.on("context", (event, ctx) => {
+    const s = session;
+    if (!s) return undefined;
+    s.ctx = ctx;
+    const messages = event.messages as unknown as AgentMessage[];
+    s.client.applyPending(messages);
+    const out = s.client.render(messages);
+    // Every render overwrites a transient "pending" text with the computed line (CAP-UX-3).
+    s.transientStatus = null;
+    s.refreshFooter();
+    return out.pruned ? { messages: out.messages as unknown as typeof event.messages } : undefined;
+  });
+
+  pi.on("message_end", (event, ctx) => {
+    const s = session;
+    if (!s) return;
+    s.ctx = ctx;
+    const message = event.message as unknown as AgentMessage;
+    if (!isAssistant(message)) return;
+    s.noteAssistant(message);
+    const usage = ctx.getContextUsage();
+    const d = s.client.messageEnd(message, () => s.branch(), usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null);
+    if (d.notice) s.notice(d.notice);
+  });
+
+  pi.on("turn_end", (event, ctx) => {
+    const s = session;
+    if (!s) return;
+    s.ctx = ctx;
+    const message = event.message as unknown as AgentMessage;
+    const toolResults = event.toolResults as unknown as AgentMessage[];
+    const captured = toolResults.length > 0
+      ? s.client.capture({ message, toolResults, turnIndex: s.turnIndexOf(message) })
+      : { pushed: false };
+    if (captured.pushed && s.client.settings.showStatusLine) s.transientStatus = `condense: ${s.client.trigger.pendingCount} pending`;
+    const usage = ctx.getContextUsage();
+    const d = s.client.turnEnd({
+      toolResultCount: toolResults.length,
+      pushedThisTurn: captured.pushed,
+      usage: usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null,
+      branch: () => s.branch(),
+    });
+    if (d.notice) s.notice(d.notice);
+    if (toolResults.length > 0 && !d.flush) {
+      // Metrics for the footer are recomputed after the turn, off the event path.
+      setImmediate(() => { s.client.refreshMetrics(s.branch()); s.refreshFooter(); });
+    }
+    s.refreshFooter();
+  });
+
+  pi.on("tool_result", (_event, ctx) => {
+    const s = session;
+    if (!s) return undefined;
+    s.ctx = ctx;
+    // Inline hook during a run: a steer sent now reaches the next LLM call, which the loop makes anyway.
+    s.deliver("steer");
+    return undefined;
+  });
+
+  pi.on("before_agent_start", (_event, ctx) => {
+    const s = session;
+    if (!s) return undefined;
+    s.ctx = ctx;
+    s.deliver("append");
+    return undefined;
+  });
+
+  pi.on("agent_end", (_event, ctx) => {
+    const s = session;
+    if (!s) return;
+    s.ctx = ctx;
+    let idle = false;
+    try { idle = ctx.isIdle(); } catch { /* stale ctx */ }
+    if (idle) s.deliver("append");
+    const text = agentEndStatus(s.client.settings.enabled, s.client.trigger.pendingCount, s.client.trigger.rearmed);
+    s.transientStatus = text;
+    s.refreshFooter();
+  });
+
+  registerQueryTool(pi, current);
+  registerCommands(pi, current, () => (connection.mode === "fleet" ? `fleet ${connection.url}` : `embedded (${connection.dataDir})`));
+}

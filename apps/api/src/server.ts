@@ -123,13 +123,16 @@ export async function startServer(config: StartServerConfig = {}): Promise<Runni
         // SSE loops watch the hub's signal; ending them first lets server.close() finish.
         await hub.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive sockets become idle as their last response ends; close them as they do.
         server.closeIdleConnections();
+        const idleSweep = setInterval(() => server.closeIdleConnections(), 50);
         let timer: NodeJS.Timeout | undefined;
         const forced = await Promise.race([
           closed.then(() => false),
           new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), env.CONDENSE_SHUTDOWN_GRACE_MS); }),
         ]);
         clearTimeout(timer);
+        clearInterval(idleSweep);
         if (forced) {
           logger.warn("grace period over; closing remaining connections");
           server.closeAllConnections();

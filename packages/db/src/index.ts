@@ -29,6 +29,6 @@ export { listRecentFlushes, type RecentFlush } from "./repositories/api-recent-f
 export { createScratchDatabase, type ScratchDatabase } from "./repositories/api-scratch-database.ts";
 export { reserveRefs, type RefReservation, type ReserveRefsInput } from "./repo/ref-reservation.ts";
 export {
-  findIndexedKeys, loadCapturesByKeys, nextFlushAttempt, notePendingReason, listStaleQueuedFlushRequests, countCapturesByStatus,
+  findIndexedKeys, loadCapturesByKeys, nextFlushAttempt, notePendingReason, listStaleQueuedFlushRequests, listUnfinishedChainStages, countCapturesByStatus,
   type CaptureRow, type QueuedFlushRequest,
 } from "./repo/flush-worker.ts";

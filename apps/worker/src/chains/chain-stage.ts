@@ -65,15 +65,21 @@ export async function runChainStage(
   signal: AbortSignal,
 ): Promise<ChainStageResult> {
   if (request.chainsResult) return { ...none("already-committed"), blockIds: (request.chainsResult as { blockIds?: Record<string, string> }).blockIds ?? {} };
-  if (!settings.chainCompression.enabled) return none("skipped");
   const { chains, graceKeys } = parseRequestChains(request.chains);
   if (chains.length === 0) return none("skipped");
   const key = { tenantId: request.tenantId, sessionId: request.sessionId };
+  // Every request that carries chains ends with a chains commit, even an empty one, so "stage done"
+  // is a fact on the request row and a lost stage can be found and re-run (requeue-sweeper.ts).
+  const closeEmpty = async (status: ChainStageResult["status"], skippedChains = 0): Promise<ChainStageResult> => {
+    await commitChains(deps.db, { ...key, flushRequestId: request.id, mintRefs: [], writes: { chains: [], records: [] } });
+    return { ...none(status), skippedChains };
+  };
+  if (!settings.chainCompression.enabled) return closeEmpty("skipped");
   const delta = await getStateDelta(deps.db, { ...key, since: 0 });
   if (!delta) return none("skipped");
   const state = buildState(delta.toVersion, delta.records, delta.summaries, delta.aliases, delta.chains, delta.frontier ?? null, delta.stats ?? { totalInputTokens: 0, totalOutputTokens: 0, totalCost: 0, callCount: 0, chainsCompressed: 0, rangesSummarized: 0 });
   const eligible = selectEligibleChains(chains, state, { rollingWindow: settings.chainCompression.rollingWindow, graceKeys });
-  if (eligible.length === 0) return none("nothing-eligible");
+  if (eligible.length === 0) return closeEmpty("nothing-eligible");
 
   const rows = await loadCapturesByKeys(deps.db, { ...key, keys: eligible.flatMap((c) => c.middleOccurrenceKeys) });
   const detection = detectionFromCaptures(eligible, rows);
@@ -106,7 +112,7 @@ export async function runChainStage(
   });
 
   const diagnostics: DiagnosticWrite[] = skipped.flatMap((s) => (s.kind === "skip" && s.diagnostic ? [{ kind: s.diagnostic.kind, dedupKey: s.diagnostic.dedupKey, detail: s.diagnostic.detail }] : []));
-  if (covered.length + deterministic.length === 0 && diagnostics.length === 0) return { ...none("nothing-eligible"), skippedChains: skipped.length };
+  if (covered.length + deterministic.length === 0 && diagnostics.length === 0) return closeEmpty("nothing-eligible", skipped.length);
 
   const mint = deterministic.map((d) => d.fresh.map((r) => r.key));
   const writes = (minted: MintedRefs): ChainWrites => {

@@ -30,7 +30,8 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(kind: TestDbKind): Promise<TestDatabase> {
+export async function createTestDatabase(kind: TestDbKind, opts: { inMemory?: boolean } = {}): Promise<TestDatabase> {
+  if (kind === "pglite" && opts.inMemory) return { url: "memory://", drop: async () => {} };
   if (kind === "pglite") {
     const dir = mkdtempSync(join(tmpdir(), "condense-worker-"));
     return { url: `pglite:${dir}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };

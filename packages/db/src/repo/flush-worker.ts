@@ -4,7 +4,7 @@
  * (chain backfill reads raw text there, including trivial-skipped calls), the next attempt number of
  * a request, why a capture is still pending, and the queued requests nobody finished (re-enqueue).
  */
-import { and, asc, desc, eq, inArray, max, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, max, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { captures, dedupAliases, flushMetrics, flushRequests, toolCallRecords } from "../schema/index.ts";
 import { chunks } from "./bulk-upsert.ts";
@@ -104,6 +104,28 @@ export async function listStaleQueuedFlushRequests(db: Db, input: { olderThan: D
     .filter((r) => r.requestedAt < input.olderThan)
     .slice(0, input.limit ?? 500)
     .map((r) => ({ ...r, cursor: Number(r.cursor) }));
+}
+
+/**
+ * Committed requests whose chain stage never finished (the job died after the flush commit and was
+ * then given up): the flush persisted a frontier, the request carries chains, no chains commit yet.
+ */
+export async function listUnfinishedChainStages(db: Db, input: { olderThan: Date; limit?: number }): Promise<QueuedFlushRequest[]> {
+  const rows = await db
+    .select({
+      id: flushRequests.id, tenantId: flushRequests.tenantId, sessionId: flushRequests.sessionId,
+      cursor: flushRequests.cursor, requestedAt: flushRequests.requestedAt,
+    })
+    .from(flushRequests)
+    .where(and(
+      eq(flushRequests.status, "committed"),
+      isNull(flushRequests.chainsResult),
+      lt(flushRequests.completedAt, input.olderThan),
+      sql`jsonb_array_length(${flushRequests.chains}) > 0`,
+      sql`(${flushRequests.result} -> 'written' ->> 'frontier') = 'true'`,
+    ))
+    .limit(input.limit ?? 500);
+  return rows.map((r) => ({ ...r, cursor: Number(r.cursor) }));
 }
 
 /** Count of captures per status (and pending reason) in a session: for status views and tests. */

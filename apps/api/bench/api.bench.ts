@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, existsSync, writeFileSync } from "node:fs";
-import { cpus, totalmem, type as osType, release } from "node:os";
+import { cpus, loadavg, totalmem, type as osType, release } from "node:os";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -101,7 +101,8 @@ if (pgAdmin.startsWith("postgres")) {
 }
 
 const cpu = cpus();
-const machine = `${cpu.length} x ${cpu[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, ${osType()} ${release()}, Node ${process.version}`;
+// The load average says whether other work shared the cores during the run (it often does here).
+const machine = `${cpu.length} x ${cpu[0]?.model ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, ${osType()} ${release()}, Node ${process.version}; load average at the end ${loadavg().map((l) => l.toFixed(1)).join("/")} (1/5/15 min)`;
 const table = [
   "| target | scenario | req/s | p50 ms | p99 ms | requests | non-2xx | errors |",
   "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -117,7 +118,7 @@ the in-process queue in embedded mode) and autocannon drives it from the parent 
 connections for ${DURATION} s per scenario, so server and load generator share the machine's cores. The seeded
 session has 200 summarized records in 50 summaries; \`bash_7\` is reused in all 50 batches. Capture ingest sends
 unique calls per request, so every request is a committed insert. The Postgres row uses its own scratch database on
-the local server (dropped afterwards).
+the local server (dropped afterwards). The \`errors\` column counts autocannon's 10 s request timeouts.
 
 ${table}
 `;

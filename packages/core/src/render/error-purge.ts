@@ -56,29 +56,43 @@ export function errorPurge(messages: readonly unknown[], ctx: RenderContext): re
   let opener = -1;
   let ids: string[] | undefined; // purgeable failed calls of the current opener
   let out: unknown[] | undefined;
-  const flush = () => {
-    if (!ids) return;
-    const a = messages[opener] as AssistantMessage;
-    const copy = purgedCopy(a, ids, minChars);
-    out ??= messages.slice();
-    out[opener] = copy;
-    ctx.stats.purged += countPurged(a, copy);
-    ids = undefined;
-  };
+  // No closures in this loop: a closure over `m` would make V8 allocate a context per message.
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (isReadableAssistant(m)) { flush(); assistants++; opener = i; continue; }
+    if (isReadableAssistant(m)) {
+      if (ids) { out = applyPurge(messages, out, opener, ids, minChars, ctx); ids = undefined; }
+      assistants++;
+      opener = i;
+      continue;
+    }
     if (isReadableToolResult(m)) {
       if (m.isError !== true || opener < 0 || current - assistants < cooldown) continue;
       const a = messages[opener] as AssistantMessage;
       if (!callsId(a, m.toolCallId) || answeredEarlier(messages, opener, i, m.toolCallId)) continue;
-      if (a.content.some((b) => purgeable(b, [m.toolCallId], minChars))) (ids ??= []).push(m.toolCallId);
+      if (hasPurgeableCall(a, m.toolCallId, minChars)) (ids ??= []).push(m.toolCallId);
       continue;
     }
-    if (!isSummaryMessage(m)) { flush(); opener = -1; }
+    if (!isSummaryMessage(m)) {
+      if (ids) { out = applyPurge(messages, out, opener, ids, minChars, ctx); ids = undefined; }
+      opener = -1;
+    }
   }
-  flush();
+  if (ids) out = applyPurge(messages, out, opener, ids, minChars, ctx);
   return out ?? messages;
+}
+
+function applyPurge(messages: readonly unknown[], out: unknown[] | undefined, opener: number, ids: readonly string[], minChars: number, ctx: RenderContext): unknown[] {
+  const a = messages[opener] as AssistantMessage;
+  const copy = purgedCopy(a, ids, minChars);
+  const next = out ?? messages.slice();
+  next[opener] = copy;
+  ctx.stats.purged += countPurged(a, copy);
+  return next;
+}
+
+function hasPurgeableCall(a: AssistantMessage, id: string, minChars: number): boolean {
+  for (const b of a.content) if (isObject(b) && b.type === "toolCall" && b.id === id && purgeable(b, [id], minChars)) return true;
+  return false;
 }
 
 function purgeable(b: unknown, ids: readonly string[], minChars: number): b is Record<string, unknown> {

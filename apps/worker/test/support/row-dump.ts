@@ -21,7 +21,7 @@ const TABLES: [string, string][] = [
 
 const VOLATILE = new Set([
   "seq", "id", "created_at", "updated_at", "last_capture_at", "last_flush_at", "requested_at", "completed_at", "at",
-  "worker_id", "attempt", "run_ms", "queue_wait_ms", "compressed_at", "settled_by", "flush_request_id", "coalesced_into", "capture_id",
+  "worker_id", "attempt", "run_ms", "queue_wait_ms", "compressed_at", "cursor", "settled_by", "flush_request_id", "coalesced_into", "capture_id",
 ]);
 
 function normalize(value: unknown, renames: Map<string, string>): unknown {

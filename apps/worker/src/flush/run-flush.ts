@@ -148,7 +148,9 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
     const left = pendingKeys(assembled);
     if (left.length > 0) await notePendingReason(db, { ...key, keys: left, reason: "summarizer-failed" });
     deps.hooks?.reached("after-commit");
-    const fresh = await getFlushRequest(db, tenantId, flushRequestId);
+    // The chain stage reads the committed request (its stored result); most flushes carry no chains.
+    const hasChains = Array.isArray(request.chains) && request.chains.length > 0;
+    const fresh = hasChains ? await getFlushRequest(db, tenantId, flushRequestId) : null;
     const chains = fresh ? await chainsAfterCommit(deps, fresh, settings, job.signal) : undefined;
     deps.hooks?.reached("before-ack");
     return {

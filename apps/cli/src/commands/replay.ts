@@ -33,6 +33,9 @@ Options:
   --summarizer-api-key-env <VAR>  env var holding the endpoint's key (with --summarizer-base-url)
   --price-model <p/id>        list prices for the cost estimate (default ${DEFAULT_PRICE_MODEL})
   --context-window <tokens>   context window the trigger policy sees (default: the price model's)
+  --settings <json>           session settings, e.g. '{"autoBudgetThreshold":0.3}' to also flush
+                              inside a long run when the context passes 30% of the window
+                              (default: flush when the agent ends its reply)
   --data-dir <dir>            keep the embedded service's data here instead of a temp dir
   --flush-timeout-ms <ms>     longest wait for one flush (default 120000)
   -h, --help                  this help
@@ -51,6 +54,7 @@ interface Flags {
   "context-window"?: string;
   "data-dir"?: string;
   "flush-timeout-ms"?: string;
+  settings?: string;
 }
 
 export async function replayCommand(argv: string[], io: CliIo): Promise<number> {
@@ -65,6 +69,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
     "context-window": { type: "string" },
     "data-dir": { type: "string" },
     "flush-timeout-ms": { type: "string" },
+    settings: { type: "string" },
   });
   if (help) { io.out(REPLAY_HELP); return EXIT.ok; }
   if (positionals.length !== 1) {
@@ -75,6 +80,11 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
   const contextWindow = f["context-window"] !== undefined ? intFlag("context-window", f["context-window"], 0, 1000) : undefined;
   const flushTimeoutMs = intFlag("flush-timeout-ms", f["flush-timeout-ms"], 120_000, 100);
 
+  let settings: unknown;
+  if (f.settings !== undefined) {
+    try { settings = JSON.parse(f.settings); } catch { throw new CliError("--settings must be a JSON object", EXIT.usage, `got: ${f.settings}`); }
+    if (typeof settings !== "object" || settings === null || Array.isArray(settings)) throw new CliError("--settings must be a JSON object", EXIT.usage);
+  }
   const session = loadSession(positionals[0]!);
   if (session.skipped.length > 0) {
     const lines = session.skipped.map((s) => (s.line > 0 ? String(s.line) : "?")).slice(0, 20).join(", ");
@@ -87,6 +97,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
       price,
       summarizerEnv,
       flushTimeoutMs,
+      ...(settings !== undefined ? { settings } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(f["data-dir"] ? { dataDir: resolve(f["data-dir"]) } : {}),
       onProgress: (p) => progress.update(p),

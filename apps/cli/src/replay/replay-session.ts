@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { createCondenseClient, type CondenseClient } from "@condense/client";
+import { CondenseHttpError, createCondenseClient, type CondenseClient } from "@condense/client";
 import { arrayChars, createSizeMemo, isAssistant, isToolResult, tokensOfChars, type AgentMessage } from "@condense/core";
 import { startEmbeddedHost } from "@condense/embedded";
 import { CacheCostMeter, type CacheTally } from "./cache-cost.ts";
@@ -29,6 +29,8 @@ export interface ReplayOptions {
   price: ModelPrice;
   /** Context window the trigger policy sees (budget triggers); default: the price model's. */
   contextWindow?: number;
+  /** Session settings for the client (e.g. `{autoBudgetThreshold: 0.3}`); default: Condense's defaults. */
+  settings?: unknown;
   /** Longest wait for one flush to be committed. */
   flushTimeoutMs?: number;
   onProgress?: (p: ReplayProgress) => void;
@@ -75,6 +77,16 @@ export interface ReplayResult {
   durationMs: number;
 }
 
+/** The session's status, or {} while the service has no row for it yet (nothing captured so far). */
+async function statusOf(c: CondenseClient): Promise<Record<string, unknown>> {
+  try {
+    return await c.status();
+  } catch (err) {
+    if (err instanceof CondenseHttpError && err.status === 404) return {};
+    throw err;
+  }
+}
+
 const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
 
 export async function replaySession(session: LoadedSession, options: ReplayOptions): Promise<ReplayResult> {
@@ -94,6 +106,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     client = createCondenseClient({
       sessionId,
       host,
+      ...(options.settings !== undefined ? { settings: options.settings } : {}),
       // The replay pulls state itself after each flush; no background stream or polling.
       sse: false,
       pollMs: 3_600_000,
@@ -145,7 +158,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
       const deadline = Date.now() + flushTimeoutMs;
       await c.drain(flushTimeoutMs);
       for (;;) {
-        const st = await c.status();
+        const st = await statusOf(c);
         if (Number(st.queuedFlushRequests ?? 0) === 0) break;
         if (Date.now() > deadline) { timedOut++; break; }
         await new Promise((r) => setTimeout(r, 25));
@@ -189,7 +202,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     // The request the agent would make next carries the last turn's results too.
     if (raw.length > 0 && !isAssistant(raw[raw.length - 1])) modelCall(client);
 
-    const status = await client.status();
+    const status = await statusOf(client);
     const summarizerStats = client.state.stats;
     const rawTotal = calls.reduce((n, s) => n + s.rawTokens, 0);
     const condensedTotal = calls.reduce((n, s) => n + s.condensedTokens, 0);

@@ -12,7 +12,7 @@ import { isObject, isSummaryMessage, type AssistantMessage, type UserMessage } f
 import type { CondenseState } from "../state.ts";
 import type { ChainEntry } from "../state-types.ts";
 import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../texts.ts";
-import { firstTextPart, isReadableAssistant, isReadableToolResult, malformedReason } from "./message-shape.ts";
+import { firstTextPart, isReadableAssistant, malformedReason } from "./message-shape.ts";
 import { report, type RenderContext } from "./render-context.ts";
 import { summaryRefs } from "./summary-refs.ts";
 
@@ -146,47 +146,52 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   for (const a of accepted) {
     const { entry } = a;
     const info = entryInfo(cache, entry);
-    let rangeIds = 0;
-    let mismatch = false;
+    // One role dispatch per message; unreadable entries (see message-shape.ts) are left in place.
     const seen = new Set<string>();
-    const countId = (id: string) => {
-      if (seen.has(id)) return;
-      seen.add(id);
-      rangeIds++;
-      if (!info.recorded.has(id)) mismatch = true;
-    };
     let sources: Record<string, unknown>[] | undefined;
     let present = false;
     for (let i = a.start + 1; i < a.end; i++) {
       const m = messages[i];
-      if (malformedReason(m) !== null || !isObject(m)) continue; // unreadable: passed through untouched
-      if (isReadableAssistant(m)) {
-        for (const b of m.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") { countId(b.id); droppedBare.add(b.id); }
-        drop[i] = 1;
-      } else if (isReadableToolResult(m)) {
-        countId(m.toolCallId);
-        droppedBare.add(m.toolCallId);
-        const ts = m.timestamp;
+      if (typeof m !== "object" || m === null) continue;
+      const r = m as Record<string, unknown>;
+      const role = r.role;
+      if (role === "assistant") {
+        const c = r.content;
+        if (!Array.isArray(c)) continue;
+        for (let j = 0; j < c.length; j++) {
+          const b = c[j] as Record<string, unknown> | null;
+          if (typeof b === "object" && b !== null && b.type === "toolCall" && typeof b.id === "string") seen.add(b.id);
+        }
+      } else if (role === "toolResult") {
+        const id = r.toolCallId;
+        if (typeof id !== "string" || !Array.isArray(r.content)) continue;
+        seen.add(id);
+        const ts = r.timestamp;
         if (typeof ts === "number" && Number.isFinite(ts)) {
           const ids = droppedResults.get(ts);
-          if (ids) ids.push(m.toolCallId); else droppedResults.set(ts, [m.toolCallId]);
+          if (ids) ids.push(id); else droppedResults.set(ts, [id]);
         }
-        if (info.protectedIds.has(m.toolCallId)) (sources ??= []).push(m);
-        drop[i] = 1;
-      } else if (isSummaryMessage(m)) {
-        drop[i] = 1;
-      } else if (m.role === "user" && firstTextPart(m)?.startsWith(info.tag)) {
-        present = true;
+        if (info.protectedIds.has(id)) (sources ??= []).push(r);
+      } else if (role === "custom") {
+        if (!isSummaryMessage(r) || malformedReason(r) !== null) continue;
+      } else {
+        if (role === "user" && firstTextPart(r)?.startsWith(info.tag)) present = true;
         continue;
-      } else continue;
+      }
+      drop[i] = 1;
       changed = true;
+    }
+    let mismatch = seen.size !== info.recorded.size;
+    for (const id of seen) {
+      droppedBare.add(id);
+      if (!info.recorded.has(id)) mismatch = true;
     }
     if (!present) {
       insertAfter.set(a.start, synthetic(state, cache, entry, sources ?? NO_SOURCES));
       changed = true;
       // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
       // where the recorded ids are legitimately gone.
-      if (mismatch || rangeIds !== info.recorded.size) report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, rangeIds));
+      if (mismatch) report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, seen.size));
     }
     if (strip) {
       const final = messages[a.end];

@@ -6,8 +6,7 @@
  * The memo cannot rely on object identity: pi structuredClones the whole message array before every
  * `context` event, so each render sees fresh objects. It is keyed instead by a fingerprint of what
  * identifies a message in an append-only session: role, timestamp, tool-call id, and the shape of its
- * content (per part: type, every character of short strings, length and 16 sampled characters of
- * longer ones), hashed twice into 32-bit numbers and filed under the timestamp. The caller scopes the memo
+ * content (every string as its length and eight sampled characters), hashed twice into 32-bit numbers and filed under the timestamp. The caller scopes the memo
  * (pruneMessages keeps one per state object). The first object measured for a fingerprint is also
  * cached by identity (WeakMap), so callers that hand over the same objects every render pay one
  * lookup per message; messages without a numeric timestamp are cached by identity only.
@@ -31,15 +30,14 @@ export function createSizeMemo(): SizeMemo {
 // Module-level registers (not shared state between calls: every fingerprint resets them first).
 let h1 = 0;
 let h2 = 0;
+/** Length plus eight evenly spaced code units (first and last included): O(1) per string. */
 function mixString(s: string): void {
   const n = s.length;
   let a = Math.imul(h1 ^ n, 0x01000193);
   let b = (Math.imul(h2, 31) + n) | 0;
-  if (n <= 32) {
-    for (let i = 0; i < n; i++) { const c = s.charCodeAt(i); a = Math.imul(a ^ c, 0x01000193); b = (Math.imul(b, 31) + c) | 0; }
-  } else {
-    const step = (n - 1) / 15;
-    for (let k = 0; k < 16; k++) { const c = s.charCodeAt((k * step) | 0); a = Math.imul(a ^ c, 0x01000193); b = (Math.imul(b, 31) + c) | 0; }
+  if (n > 0) {
+    const step = (n - 1) / 7;
+    for (let k = 0; k < 8; k++) { const c = s.charCodeAt((k * step) | 0); a = Math.imul(a ^ c, 0x01000193); b = (Math.imul(b, 31) + c) | 0; }
   }
   h1 = a;
   h2 = b;

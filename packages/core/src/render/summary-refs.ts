@@ -1,18 +1,16 @@
 /**
  * The tool-call occurrences a per-batch summary message covers, read from its `details`: modern
  * `toolCallRefs [{shortId, toolCallId, resultTimestamp?}]`, or legacy `toolCallIds` (bare ids).
- * Cached per message object (messages are immutable).
+ * Parsed on demand: only summary messages outside compressed ranges are read, and a per-object cache
+ * would miss anyway on the fresh clones pi hands every render.
  */
 import { isObject } from "../messages.ts";
 
 export interface CoveredRef { id: string; ts?: number }
 
-const refsByMessage = new WeakMap<object, readonly CoveredRef[]>();
 const NONE: readonly CoveredRef[] = Object.freeze([]);
 
 export function summaryRefs(m: { details?: unknown }): readonly CoveredRef[] {
-  let refs = refsByMessage.get(m);
-  if (refs) return refs;
   const d = m.details;
   const out: CoveredRef[] = [];
   if (isObject(d) && Array.isArray(d.toolCallRefs)) {
@@ -24,7 +22,5 @@ export function summaryRefs(m: { details?: unknown }): readonly CoveredRef[] {
   } else if (isObject(d) && Array.isArray(d.toolCallIds)) {
     for (const id of d.toolCallIds) if (typeof id === "string") out.push({ id });
   }
-  refs = out.length === 0 ? NONE : out;
-  refsByMessage.set(m, refs);
-  return refs;
+  return out.length === 0 ? NONE : out;
 }

@@ -68,7 +68,7 @@ function quantile(sorted: number[], q: number): number {
   return sorted[i]!;
 }
 
-interface Timing { median: number; p95: number; n: number }
+interface Timing { median: number; p95: number; min: number; n: number }
 
 /** Warmup, then enough iterations for ~budgetMs of samples (min 15, max 400). */
 function measure(run: (i: number) => void, prepare?: (i: number) => void, budgetMs = 1200): Timing {
@@ -84,7 +84,7 @@ function measure(run: (i: number) => void, prepare?: (i: number) => void, budget
     spent += d;
   }
   samples.sort((a, b) => a - b);
-  return { median: quantile(samples, 0.5), p95: quantile(samples, 0.95), n: samples.length };
+  return { median: quantile(samples, 0.5), p95: quantile(samples, 0.95), min: samples[0]!, n: samples.length };
 }
 
 /** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
@@ -174,12 +174,22 @@ if (largest) {
 }
 process.stderr.write("\n");
 
-const header = "| session | messages | render median ms (warm) | p95 (warm) | render median ms (cold clone) | p95 (cold) | no-op median ms | no-op alloc/render | reclaim | anchor ms | speedup warm | speedup cold |";
-const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
-const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.p95)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} |`)];
+const header = "| session | messages | warm median ms | warm p95 | warm min | cold median ms | cold p95 | cold min | empty-state median ms | empty-state alloc/render | reclaim | anchor ms | speedup warm (median) | speedup cold (median) |";
+const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.p95)} | ${f2(r.warm.min)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.cold.min)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} |`)];
 const scaled = rows.filter((r) => r.anchor !== undefined);
 const perK = scaled.map((r) => `${r.messages} msgs: ${(r.cold.median / (r.messages / 1000)).toFixed(2)} ms per 1k messages (cold), ${(r.warm.median / (r.messages / 1000)).toFixed(2)} (warm)`);
 const noopAnchor = rows.find((r) => r.anchor === ANCHOR.x1);
+
+// A true no-op on the largest session: nothing summarized and error purge off (its errored args would be purged).
+let trueNoop: { messages: number; timing: Timing; sameRef: boolean } | null = null;
+if (largest) {
+  const quiet = normalizeSettings({ purgeErrors: { enabled: false } });
+  const empty = createState();
+  const probe = pruneMessages(largest, empty, { settings: quiet });
+  const timing = measure(() => { pruneMessages(largest!, empty, { settings: quiet }); }, undefined, 400);
+  trueNoop = { messages: largest.length, timing, sameRef: probe.messages === largest };
+}
 
 const cpus = os.cpus();
 const lscpuModel = (() => {
@@ -188,17 +198,26 @@ const lscpuModel = (() => {
   return line ? line.slice("Model name:".length).trim() : undefined;
 })();
 const machine = `${lscpuModel ?? cpus[0]?.model ?? "unknown CPU"} x${cpus.length} logical, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load average during the run ${os.loadavg().map((x) => x.toFixed(1)).join("/")} (1/5/15 min; other jobs shared the 2 cores)`;
+const revision = (() => {
+  const head = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" });
+  const dirty = spawnSync("git", ["status", "--porcelain", "--", "packages/core/src"], { cwd: REPO_ROOT, encoding: "utf8" });
+  if (head.status !== 0) return "unknown";
+  return `${head.stdout.trim()}${dirty.stdout.trim() ? " + uncommitted changes in packages/core/src" : ""}`;
+})();
 const out = [
   `Machine: ${machine}`,
+  `Code: ${revision}`,
   `Date: ${new Date().toISOString()}`,
   "",
   table.join("\n"),
   "",
   "`*` = the empty-state render still changed the array (error purge or orphan sweep act without any state), so it is not a no-op for that session.",
+  "The machine is shared: when the load average exceeds the 2 cores, medians include preemption; `min` is the intrinsic cost.",
   "",
   "Linearity (largest session and its concatenations):",
   ...perK.map((l) => `- ${l}`),
-  noopAnchor ? `\nNo-op render on ${noopAnchor.messages} messages: ${f2(noopAnchor.noop.median)} ms vs anchor ${ANCHOR.noop} ms (${(ANCHOR.noop / noopAnchor.noop.median).toFixed(1)}x).` : "",
+  noopAnchor ? `\nEmpty-state render on ${noopAnchor.messages} messages: ${f2(noopAnchor.noop.median)} ms (min ${f2(noopAnchor.noop.min)})${noopAnchor.noopPruned ? " — not a no-op here (error purge / orphan sweep act)" : ""}.` : "",
+  trueNoop ? `True no-op (empty state, error purge off, nothing to sweep) on ${trueNoop.messages} messages: median ${f2(trueNoop.timing.median)} ms, min ${f2(trueNoop.timing.min)} ms, same reference returned: ${trueNoop.sameRef}; vs anchor ${ANCHOR.noop} ms = ${(ANCHOR.noop / trueNoop.timing.median).toFixed(1)}x.` : "",
 ].join("\n");
 console.log(out);
 

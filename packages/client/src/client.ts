@@ -300,8 +300,9 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
         const present = new Set<string>();
         for (const m of context) {
           if (!isSummaryMessage(m)) continue;
-          const id = (m.details as { summaryId?: unknown } | undefined)?.summaryId;
-          if (typeof id === "string") present.add(id);
+          const d = m.details as { summaryId?: unknown; summaryIds?: unknown } | undefined;
+          if (typeof d?.summaryId === "string") present.add(d.summaryId);
+          if (Array.isArray(d?.summaryIds)) for (const id of d.summaryIds) if (typeof id === "string") present.add(id);
         }
         if (!waiting.every((s) => present.has(s.id))) {
           deferrals++;

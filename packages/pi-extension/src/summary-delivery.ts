@@ -3,14 +3,19 @@
  * (`SUMMARY_CUSTOM_TYPE`, display false) appended at the end of the branch, carrying the refs it
  * covers. Delivery must never create an LLM call of its own: while the agent is idle the message is
  * appended directly; during a run it is steered from the inline `tool_result` hook, which the loop
- * picks up before its next call anyway. Each summary is delivered once per branch; the ids already on
- * the branch are read back at session start, so a resumed session does not repeat them.
+ * picks up before its next call anyway. pi drains its steering queue one message per turn, so the
+ * summaries of one steer are sent as one message (details list every summary id and the union of their
+ * refs); otherwise ten summaries would need ten turns to arrive. Each summary is delivered once per
+ * branch; the ids already on the branch are read back at session start, so a resumed session does not
+ * repeat them.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { isSummaryMessage, SUMMARY_CUSTOM_TYPE, type AgentMessage, type SummaryEntry } from "@condense/core";
 
 export interface SummaryDetails {
   summaryId: string;
+  /** Every summary in this message (more than one only for a combined steer). */
+  summaryIds?: string[];
   toolCallRefs: SummaryEntry["refs"];
   toolNames: string[];
   turnIndex: number;
@@ -26,6 +31,32 @@ export function summaryMessage(s: SummaryEntry): { customType: string; content: 
   };
 }
 
+/** Several summaries as one message: texts in order, refs and tool names united. */
+export function combinedSummaryMessage(list: readonly SummaryEntry[]): ReturnType<typeof summaryMessage> {
+  const first = summaryMessage(list[0]!);
+  if (list.length === 1) return first;
+  return {
+    ...first,
+    content: list.map((s) => s.text).join("\n\n"),
+    details: {
+      summaryId: list[0]!.id,
+      summaryIds: list.map((s) => s.id),
+      toolCallRefs: list.flatMap((s) => s.refs),
+      toolNames: [...new Set(list.flatMap((s) => s.toolNames))],
+      turnIndex: Math.max(...list.map((s) => s.turnIndex)),
+      timestamp: Math.max(...list.map((s) => s.timestamp)),
+    },
+  };
+}
+
+/** Summary ids a branch message carries (one, or several for a combined message). */
+export function summaryIdsOf(m: AgentMessage): string[] {
+  if (!isSummaryMessage(m)) return [];
+  const d = m.details as { summaryId?: unknown; summaryIds?: unknown } | undefined;
+  if (Array.isArray(d?.summaryIds)) return d.summaryIds.filter((x): x is string => typeof x === "string");
+  return typeof d?.summaryId === "string" ? [d.summaryId] : [];
+}
+
 export class SummaryDelivery {
   private readonly delivered = new Set<string>();
 
@@ -34,11 +65,7 @@ export class SummaryDelivery {
   /** Forget everything and record the summaries already on this branch. */
   reset(branch: readonly AgentMessage[]): void {
     this.delivered.clear();
-    for (const m of branch) {
-      if (!isSummaryMessage(m)) continue;
-      const id = (m.details as { summaryId?: unknown } | undefined)?.summaryId;
-      if (typeof id === "string") this.delivered.add(id);
-    }
+    for (const m of branch) for (const id of summaryIdsOf(m)) this.delivered.add(id);
   }
 
   undelivered(summaries: readonly SummaryEntry[]): SummaryEntry[] {
@@ -47,12 +74,11 @@ export class SummaryDelivery {
 
   /** Returns how many were sent. `steer` only from an inline hook during a run. */
   deliver(summaries: readonly SummaryEntry[], how: "append" | "steer"): number {
-    let n = 0;
-    for (const s of this.undelivered(summaries)) {
-      this.pi.sendMessage(summaryMessage(s), how === "steer" ? { deliverAs: "steer" } : undefined);
-      this.delivered.add(s.id);
-      n++;
-    }
-    return n;
+    const todo = this.undelivered(summaries);
+    if (todo.length === 0) return 0;
+    if (how === "steer") this.pi.sendMessage(combinedSummaryMessage(todo), { deliverAs: "steer" });
+    else for (const s of todo) this.pi.sendMessage(summaryMessage(s));
+    for (const s of todo) this.delivered.add(s.id);
+    return todo.length;
   }
 }

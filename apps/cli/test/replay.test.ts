@@ -158,6 +158,7 @@ describe("condense CLI", () => {
     expect((await cli(["replay"])).code).toBe(2);
     expect((await cli(["frobnicate"])).code).toBe(2);
     expect((await cli(["replay", session, "--price-model", "nobody/nothing"])).code).toBe(2);
+    expect((await cli(["replay", session, "--settings", "[1]"])).code).toBe(2);
   });
 
   it("truncated file: partial replay, exit 0, a warning listing the skipped line", { timeout: 300_000 }, async () => {

@@ -40,8 +40,9 @@ export function loadSession(file: string): LoadedSession {
 
 /** Copies of the messages where every one has a numeric timestamp not earlier than its predecessor's. */
 export function withTimestamps(messages: readonly AgentMessage[]): AgentMessage[] {
-  const first = messages.find((m) => typeof m.timestamp === "number" && Number.isFinite(m.timestamp))?.timestamp;
-  let clock = typeof first === "number" ? first - 1000 : Date.UTC(2025, 0, 1);
+  const firstAt = messages.findIndex((m) => typeof m.timestamp === "number" && Number.isFinite(m.timestamp));
+  // Untimed messages before the first timed one count back from it, a second apart.
+  let clock = firstAt >= 0 ? (messages[firstAt]!.timestamp as number) - 1000 * (firstAt + 1) : Date.UTC(2025, 0, 1);
   return messages.map((m) => {
     const ts = typeof m.timestamp === "number" && Number.isFinite(m.timestamp) ? m.timestamp : undefined;
     clock = ts !== undefined && ts >= clock ? ts : clock + 1000;

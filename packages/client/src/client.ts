@@ -191,6 +191,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
   let reclaim: { beforeChars: number; afterChars: number } | null = null;
   let ledger: DiagnosticsLedger = emptyLedger();
   let deferrals = 0;
+  let measuredVersion = -1;
   const now = options.now ?? Date.now;
   /** The newest state known: trimming against it avoids resending what is already summarized. */
   const knownState = () => mirror.staged ?? mirror.applied;
@@ -318,8 +319,14 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     render(messages) {
       if (!settings.enabled) return { messages, pruned: false };
       try {
-        const r = pruneMessages(messages, mirror.applied, { settings });
-        if (r.pruned) reclaim = { beforeChars: r.beforeChars, afterChars: r.afterChars };
+        // The reclaim figure costs a full serialization of fresh clones; it is measured once per
+        // applied state (it moves with flushes), not on every call.
+        const measure = measuredVersion !== mirror.applied.version;
+        const r = pruneMessages(messages, mirror.applied, { settings, measure });
+        if (r.pruned && measure) {
+          reclaim = { beforeChars: r.beforeChars, afterChars: r.afterChars };
+          measuredVersion = mirror.applied.version;
+        }
         if (r.diagnostics.length > 0) {
           const rec = recordDiagnostics(ledger, r.diagnostics);
           ledger = rec.ledger;

@@ -25,7 +25,15 @@ import { stubReplace } from "./stub-replace.ts";
 
 export type { RenderStats } from "./render-context.ts";
 
-export interface RenderOptions { settings: CondenseSettings }
+export interface RenderOptions {
+  settings: CondenseSettings;
+  /**
+   * Measure `beforeChars`/`afterChars` on a pruned render (default true). A host that hands over fresh
+   * clones every call (pi does) pays a full serialization for it each time; a caller that only needs the
+   * reclaim figure now and then passes false and gets the 0/0 sentinel.
+   */
+  measure?: boolean;
+}
 
 export interface RenderResult {
   /** The input reference itself when `pruned` is false. */

@@ -1,0 +1,177 @@
+/**
+ * bench:client — what Condense costs the agent per turn on its critical path, on the real pi sessions
+ * replayed turn by turn through @condense/client: `capture` (turn_end), the trigger decisions
+ * (`turnEnd`, `messageEnd`) and `render` (the `context` hook) against a mirror holding a full condensed
+ * state. The network is never on this path: the client talks to an in-memory host here, and its sends
+ * happen between turns (not timed). Building the flush request (metrics, chains, grace) happens only on
+ * trigger turns and is reported on its own. For scale, an in-turn summarizer waits on an LLM call: a
+ * local fake LLM with a fixed latency is timed the same way.
+ *
+ * Run: `pnpm bench:client` (`--no-write` skips docs/benchmarks.md).
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import os from "node:os";
+import {
+  isAssistant, isToolResult, normalizeSettings, readPiSession, STATE_DELTA_FORMAT, type AgentMessage, type CondenseState, type StateDelta,
+} from "@condense/core";
+import { createCondenseClient, type CondenseHost } from "../src/index.ts";
+import { realSessionFiles, REPO_ROOT } from "../../../test/support/sessions.ts";
+import { buildCondensedState } from "../../core/test/support/condensed-state.ts";
+
+const settings = normalizeSettings({});
+const writeDocs = !process.argv.includes("--no-write");
+const FAKE_LLM_LATENCY_MS = 2_000;
+const READING = "Reading: capture and the trigger decisions stay around 0.1 ms; the p99 is the cold render (core `pruneMessages` over a fresh clone of 1000+ messages: every per-object cache misses). The reclaim measurement (two full serializations per pruned render) is taken once per applied state instead of on every call (`pruneMessages(..., {measure: false})`), which took the largest session's p99 from 16.6 ms to about 3-6 ms here. The < 1 ms p99 target is met on the smaller sessions but not on the 1000-message ones; the machine was shared with other jobs during the run, so p99 also carries scheduler and GC noise. Either way the agent pays milliseconds per turn where an in-turn summarizer pays the LLM's latency on every flush turn.";
+
+function deltaOf(state: CondenseState): StateDelta {
+  return {
+    format: STATE_DELTA_FORMAT, fromVersion: 0, toVersion: 1,
+    records: [...state.records.values()], summaries: [...state.summaries],
+    aliases: [...state.aliases].map(([key, originalKey]) => ({ key, originalKey })),
+    chains: [...state.chains], frontier: state.frontier, stats: state.stats,
+  };
+}
+
+/** An in-memory service: serves one state snapshot and acknowledges every capture and flush. */
+function memoryHost(delta: StateDelta): CondenseHost {
+  const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  let seq = 0;
+  return {
+    baseUrl: "http://bench.local", apiKey: "ck_bench",
+    close: async () => {},
+    fetch: async (input, init) => {
+      const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+      if (url.pathname.endsWith("/state")) return json(Number(url.searchParams.get("since")) >= 1 ? { ...delta, fromVersion: 1, records: [], summaries: [], aliases: [], chains: [] } : delta);
+      if (url.pathname.endsWith("/captures")) return json({ captureId: JSON.parse(String(init?.body)).captureId, accepted: 1, duplicates: 0, maxSeq: ++seq });
+      if (url.pathname.endsWith("/flushes")) return json({ flushId: "f", cursor: seq, trigger: "manual", created: true }, 202);
+      return json({ error: { code: "not_found", message: url.pathname } }, 404);
+    },
+  };
+}
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+};
+const ms = (ns: bigint) => Number(ns) / 1e6;
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+interface Row { session: string; messages: number; turns: number; p50: number; p99: number; max: number; renderP99: number; captureP99: number; triggerP99: number; flushBuilds: number; flushP50: number; flushP99: number }
+
+async function benchSession(file: string): Promise<Row> {
+  const raw = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" }).messages;
+  const fixture = buildCondensedState(raw, { keepLastUserTurns: 3, settings });
+  const messages = fixture.messages;
+  const client = createCondenseClient({ sessionId: "bench", host: memoryHost(deltaOf(fixture.state)), settings, sse: false });
+  await client.sync();
+  client.applyPending();
+  const total: number[] = []; const render: number[] = []; const capture: number[] = []; const trigger: number[] = []; const flush: number[] = [];
+  let turns = 0;
+  let assistantIndex = -1;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (!isAssistant(m)) continue;
+    assistantIndex++;
+    let end = i + 1;
+    while (end < messages.length && isToolResult(messages[end])) end++;
+    const toolResults = messages.slice(i + 1, end);
+    // What pi's context hook hands over for the next call: a fresh clone of the conversation so far.
+    const context = structuredClone(messages.slice(0, end)) as AgentMessage[];
+    const branch = () => messages.slice(0, end);
+    const t0 = process.hrtime.bigint();
+    const cap = toolResults.length > 0 ? client.capture({ message: m, toolResults, turnIndex: assistantIndex }) : { pushed: false };
+    const t1 = process.hrtime.bigint();
+    client.turnEnd({ toolResultCount: toolResults.length, pushedThisTurn: cap.pushed, usage: { tokens: 50_000, contextWindow: 200_000 }, branch });
+    const t2 = process.hrtime.bigint();
+    client.applyPending(context);
+    client.render(context);
+    const t3 = process.hrtime.bigint();
+    // The reply trigger builds a flush request; timed separately (it only runs on reply turns).
+    const f0 = process.hrtime.bigint();
+    const d = toolResults.length === 0 ? client.messageEnd(m, branch) : { flush: false };
+    const f1 = process.hrtime.bigint();
+    if (d.flush) flush.push(ms(f1 - f0));
+    capture.push(ms(t1 - t0)); trigger.push(ms(t2 - t1)); render.push(ms(t3 - t2)); total.push(ms(t3 - t0));
+    turns++;
+    await tick();
+  }
+  await client.close();
+  return {
+    session: basename(file, ".jsonl"), messages: messages.length, turns,
+    p50: pct(total, 50), p99: pct(total, 99), max: Math.max(...total),
+    renderP99: pct(render, 99), captureP99: pct(capture, 99), triggerP99: pct(trigger, 99),
+    flushBuilds: flush.length, flushP50: pct(flush, 50), flushP99: pct(flush, 99),
+  };
+}
+
+/** One round trip to a local fake LLM that answers after FAKE_LLM_LATENCY_MS: what an in-turn summarizer waits. */
+async function inTurnSummarizerWait(): Promise<number> {
+  const server = createServer((req, res) => { req.resume(); setTimeout(() => res.end('{"choices":[{"message":{"content":"- summary"}}]}'), FAKE_LLM_LATENCY_MS); });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  const t0 = process.hrtime.bigint();
+  await (await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: "POST", body: "{}" })).text();
+  const waited = ms(process.hrtime.bigint() - t0);
+  server.close();
+  return waited;
+}
+
+const files = realSessionFiles("pi");
+if (files.length === 0) {
+  console.warn("bench:client needs the real pi sessions in ../shared/data/sessions/pi; nothing to measure");
+  process.exit(0);
+}
+const rows: Row[] = [];
+for (const f of files) {
+  const row = await benchSession(f);
+  rows.push(row);
+  console.log(`${row.session}: ${row.turns} turns, p50 ${row.p50.toFixed(3)} ms, p99 ${row.p99.toFixed(3)} ms`);
+}
+const largest = rows.reduce((a, b) => (b.messages > a.messages ? b : a));
+const wait = await inTurnSummarizerWait();
+const f3 = (n: number) => n.toFixed(3);
+const table = [
+  "| session | messages | turns | p50 ms | p99 ms | max ms | render p99 | capture p99 | trigger p99 | flush builds | flush build p50 / p99 ms |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...rows.map((r) => `| ${r.session} | ${r.messages} | ${r.turns} | ${f3(r.p50)} | ${f3(r.p99)} | ${f3(r.max)} | ${f3(r.renderP99)} | ${f3(r.captureP99)} | ${f3(r.triggerP99)} | ${r.flushBuilds} | ${f3(r.flushP50)} / ${f3(r.flushP99)} |`),
+].join("\n");
+const verdict = `Largest session (${largest.session}, ${largest.messages} messages): p99 ${f3(largest.p99)} ms per turn (target < 1 ms: ${largest.p99 < 1 ? "met" : "NOT met"}). ` +
+  `An in-turn summarizer waits on its LLM call instead: ${wait.toFixed(0)} ms with a ${FAKE_LLM_LATENCY_MS} ms fake LLM, on every flush turn (a real provider takes seconds).`;
+console.log(`\n${table}\n\n${verdict}`);
+
+if (writeDocs) {
+  const docs = join(REPO_ROOT, "docs", "benchmarks.md");
+  const section = [
+    "## Client (bench:client)",
+    "",
+    `Run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:client\`. Machine: ${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}.`,
+    "",
+    "Method: every real pi session is read with `readPiSession(text, {compaction: \"ignore\"})`, given the condensed state a long",
+    "session reaches (core's `buildCondensedState`, everything older than the last 3 user turns flushed, older closed chains",
+    "compressed), served to `createCondenseClient` by an in-memory host and applied once. Then each assistant turn is replayed:",
+    "`capture` (turn_end), `turnEnd` (budget/delta gate), `applyPending` + `render` on a fresh `structuredClone` of the",
+    "conversation so far (what pi's `context` hook hands over; the clone is not timed). The per-turn time is the sum; the",
+    "outbox sends run between turns and are not timed (they never block a turn). `flush build` is the reply trigger's",
+    "flush request (metrics snapshot, chain detection, grace keys), which runs only on text-only replies, on pi's queued",
+    "event path rather than before an LLM call.",
+    "",
+    table,
+    "",
+    verdict,
+    "",
+    READING,
+    "",
+  ].join("\n");
+  let text = existsSync(docs) ? readFileSync(docs, "utf8") : "# Benchmarks\n";
+  const at = text.indexOf("## Client (bench:client)");
+  if (at >= 0) {
+    const next = text.indexOf("\n## ", at + 5);
+    text = text.slice(0, at) + section + (next >= 0 ? text.slice(next + 1) : "");
+  } else text = `${text.trimEnd()}\n\n${section}`;
+  writeFileSync(docs, text);
+  console.log(`\nwrote the "Client (bench:client)" section of ${docs}`);
+}

@@ -1,0 +1,132 @@
+/**
+ * The client's promises to the agent, against a scripted service at the fetch boundary: nothing the agent
+ * waits on touches the network, nothing is lost while the service is down (memory and spool), resends
+ * are idempotent by construction, and the mirror heals a version gap with a full snapshot.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { STATE_DELTA_FORMAT, type AgentMessage, type StateDelta } from "@condense/core";
+import { captureIdFor, createCondenseClient, type FetchLike } from "../src/index.ts";
+
+const big = (n: number) => `${"x".repeat(60)}\n`.repeat(n);
+function turn(id: string, ts: number, text: string): { message: AgentMessage; toolResults: AgentMessage[] } {
+  return {
+    message: { role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command: `echo ${ts}` } }], timestamp: ts, stopReason: "toolUse" },
+    toolResults: [{ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text }], isError: false, timestamp: ts + 1 }],
+  };
+}
+
+/** A scripted API: records every call; `down` makes every request fail like a refused connection. */
+function scriptedApi(state: { down: boolean; deltas?: (since: number) => StateDelta }) {
+  const calls: { method: string; path: string; body?: unknown }[] = [];
+  const stored = new Set<string>();
+  const fetch: FetchLike = async (input, init) => {
+    const url = new URL(String(input));
+    const body = init?.body ? JSON.parse(String(init.body)) : undefined;
+    calls.push({ method: init?.method ?? "GET", path: url.pathname + url.search, body });
+    if (state.down) throw new TypeError("fetch failed: ECONNREFUSED");
+    const json = (b: unknown, status = 200) => new Response(JSON.stringify(b), { status });
+    if (url.pathname.endsWith("/captures")) {
+      let accepted = 0;
+      for (const b of body.batches) for (const c of b.toolCalls) { const k = `${c.toolCallId}@${c.resultTimestamp}`; if (!stored.has(k)) { stored.add(k); accepted++; } }
+      return json({ captureId: body.captureId, accepted, duplicates: 0, maxSeq: stored.size });
+    }
+    if (url.pathname.endsWith("/flushes")) return json({ flushId: body.flushId, cursor: stored.size, trigger: body.trigger, created: true }, 202);
+    if (url.pathname.endsWith("/state")) return state.deltas ? json(state.deltas(Number(url.searchParams.get("since")))) : json({ error: { code: "not_found", message: "no session" } }, 404);
+    return json({ error: { code: "not_found", message: "?" } }, 404);
+  };
+  return { fetch, calls, stored };
+}
+
+const fastBackoff = { initialMs: 5, maxMs: 20, factor: 2 };
+
+describe("client offline behaviour", () => {
+  it("capture, triggers and render never touch the network; render fails open on junk", () => {
+    const api = scriptedApi({ down: true });
+    const client = createCondenseClient({ url: "http://api.invalid", apiKey: "ck_x", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const t = turn("bash_1", 100, big(30));
+    const before = api.calls.length;
+    const messages: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
+    const out = client.render(messages);
+    expect(out.messages).toBe(messages); // nothing applied: the same reference
+    expect(client.render([{ role: "assistant" } as unknown as AgentMessage]).pruned).toBe(false);
+    client.turnEnd({ toolResultCount: 1, pushedThisTurn: false, usage: null, branch: () => messages });
+    expect(api.calls.length).toBe(before); // sends happen later, in the background
+    void client.close();
+  });
+
+  it("keeps captures while the API is down and delivers each once when it is back", async () => {
+    const state = { down: true };
+    const api = scriptedApi(state);
+    const client = createCondenseClient({ url: "http://api", apiKey: "ck_x", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const turns = [turn("bash_1", 100, big(30)), turn("bash_1", 200, big(30))]; // a reused provider id
+    turns.forEach((t, i) => expect(client.capture({ ...t, turnIndex: i }).pushed).toBe(true));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(api.stored.size).toBe(0);
+    expect(client.outboxSize).toBe(2);
+    expect(client.degraded).toBe(true);
+    state.down = false;
+    expect(await client.drain(5_000)).toBe(true);
+    expect([...api.stored].sort()).toEqual(["bash_1@101", "bash_1@201"]);
+    expect(client.degraded).toBe(false);
+    await client.close();
+  });
+
+  it("a crash before acknowledgement is healed from the spool file, with the same capture ids", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "condense-spool-"));
+    const spoolPath = join(dir, "s.spool.jsonl");
+    const down = scriptedApi({ down: true });
+    const first = createCondenseClient({ url: "http://api", sessionId: "s", fetch: down.fetch, spoolPath, backoff: fastBackoff, sse: false });
+    const r = first.capture({ ...turn("read_7", 300, big(40)), turnIndex: 0 });
+    await first.close(); // the process "dies" with the capture unsent
+    expect(readFileSync(spoolPath, "utf8")).toContain(r.captureId!);
+    const up = scriptedApi({ down: false });
+    const second = createCondenseClient({ url: "http://api", sessionId: "s", fetch: up.fetch, spoolPath, backoff: fastBackoff, sse: false });
+    expect(await second.drain(5_000)).toBe(true);
+    expect([...up.stored]).toEqual(["read_7@301"]);
+    const sent = up.calls.find((c) => c.path.endsWith("/captures"))!.body as { captureId: string; batches: never[] };
+    expect(sent.captureId).toBe(r.captureId);
+    expect(captureIdFor("s", sent.batches)).toBe(r.captureId);
+    await second.close();
+  });
+
+  it("a restart rescans the branch and resends what was never acknowledged", async () => {
+    const api = scriptedApi({ down: false });
+    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const a = turn("bash_1", 100, big(30));
+    const b = turn("bash_2", 200, big(30));
+    const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, a.message, ...a.toolResults, b.message, ...b.toolResults];
+    const started = await client.start(branch, { syncTimeoutMs: 1_000 });
+    expect(started.resent).toBe(2);
+    expect(started.rearmed).toBe(true);
+    expect(await client.drain(5_000)).toBe(true);
+    expect([...api.stored].sort()).toEqual(["bash_1@101", "bash_2@201"]);
+    await client.close();
+  });
+
+  it("stages deltas, applies them only when asked, and heals a version gap with since=0", async () => {
+    const rec = (key: string, ts: number) => ({ key, toolCallId: key.split("@")[0]!, toolName: "bash", args: {}, resultText: "R", isError: false, turnIndex: 0, timestamp: ts, resultTimestamp: ts, shortRef: "t1" });
+    const full: StateDelta = { format: STATE_DELTA_FORMAT, fromVersion: 0, toVersion: 5, records: [rec("bash_1@101", 101)], summaries: [], aliases: [], chains: [] };
+    let gapServed = false;
+    const api = scriptedApi({
+      down: false,
+      // The first answer claims to start at version 3: a gap for a mirror at 0.
+      deltas: (since) => (since === 0 && gapServed ? full : ((gapServed = true), { ...full, fromVersion: 3 })),
+    });
+    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    expect(await client.sync()).toBe(true);
+    expect(client.state.version).toBe(0); // staged, not applied
+    const t = turn("bash_1", 100, "R");
+    const messages: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
+    expect(client.render(messages).pruned).toBe(false);
+    expect(client.applyPending(messages)).toBe(true);
+    expect(client.state.version).toBe(5);
+    const out = client.render(messages);
+    expect(out.pruned).toBe(true);
+    expect(JSON.stringify(out.messages)).toContain("ref `t1`");
+    expect(api.calls.filter((c) => c.path.includes("/state?since=0")).length).toBe(2);
+    await client.close();
+  });
+});

@@ -6,7 +6,7 @@
  * older output with context_tree_query, then a second process resuming the same session file.
  * Everything is asserted from what the fake LLM received and from the flush_metrics table.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDb } from "@condense/db";
 import postgres from "postgres";
@@ -176,7 +176,10 @@ describe("real pi agent + Condense, embedded mode", () => {
       await db.close();
     }
   }, 420_000);
-  afterAll(async () => { await llm?.close(); });
+  afterAll(async () => {
+    await llm?.close();
+    if (observed) rmSync(observed.result.home.root, { recursive: true, force: true });
+  });
   scenarioChecks(() => observed);
 });
 
@@ -209,6 +212,7 @@ describe.skipIf(!fleetReady)("real pi agent + Condense, fleet mode (API + 2 work
   afterAll(async () => {
     await fleet?.stop();
     await llm?.close();
+    if (observed) rmSync(observed.result.home.root, { recursive: true, force: true });
   }, 60_000);
   scenarioChecks(() => observed);
 

@@ -2,7 +2,7 @@
 import type { ReplayResult } from "./replay-session.ts";
 
 const n = (x: number) => x.toLocaleString("en-US");
-const usd = (x: number) => `$${x.toFixed(x >= 10 ? 2 : 4)}`;
+const usd = (x: number) => `${x < 0 ? "-" : ""}$${Math.abs(x).toFixed(Math.abs(x) >= 10 ? 2 : 4)}`;
 
 /** About `rows` calls spread evenly over the session, always including the first and the last. */
 export function sampleCalls<T>(calls: readonly T[], rows = 12): T[] {

@@ -6,7 +6,7 @@
  * (and, for captures, in the spool file).
  */
 import { randomUUID } from "node:crypto";
-import type { CapturedBatch } from "@condense/core";
+import { storableBatch, type CapturedBatch } from "@condense/core";
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffPolicy } from "./backoff.ts";
 import { captureIdFor } from "./capture-id.ts";
 import type { CaptureSpool } from "./capture-spool.ts";
@@ -52,8 +52,10 @@ export class Outbox {
   }
 
   /** Queue a capture POST; returns its id (the same id for the same occurrences). */
-  enqueueCapture(batches: CapturedBatch[]): string | null {
-    if (batches.length === 0) return null;
+  enqueueCapture(raw: CapturedBatch[]): string | null {
+    if (raw.length === 0) return null;
+    // NUL and lone surrogates cannot be stored; replace them rather than have the API refuse the capture.
+    const batches = raw.map(storableBatch);
     const captureId = captureIdFor(this.options.sessionId, batches);
     if (this.known.has(captureId)) return captureId;
     this.pushCapture(captureId, batches, true);

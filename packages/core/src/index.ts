@@ -27,3 +27,4 @@ export * from "./render/prune-messages.ts";
 export * from "./flush/plan-flush.ts";
 export * from "./flush/assemble-flush.ts";
 export * from "./session-formats/index.ts";
+export * from "./storable-text.ts";

@@ -54,6 +54,8 @@ const METHOD = [
   "  max 400); median and p95. *warm* renders the same message objects every time. *cold* renders a fresh `structuredClone` of",
   "  the array each time (clone and a forced GC not timed), which is what pi's `context` hook delivers, so per-object caches",
   "  never hit.",
+  "- *cold, measure off*: the same with `{measure: false}` (no `beforeChars`/`afterChars`), which is how the client renders",
+  "  between two state applications (it measures reclaim once per applied state).",
   "- No-op: `pruneMessages(messages, emptyState)`; allocation = heapUsed growth over 200 no-op renders after a forced GC",
   "  (`--expose-gc`), per render (`n/a` when a scavenge ran during the probe).",
   "- Reclaim: `1 - afterChars/beforeChars` of the first full-state render, in chars/4 tokens.",
@@ -118,7 +120,7 @@ function noopAllocation(messages: readonly AgentMessage[], state: CondenseState)
 }
 
 interface Row {
-  name: string; messages: number; warm: Timing; cold: Timing; noop: Timing; noopPruned: boolean; noopBytes: number | null;
+  name: string; messages: number; warm: Timing; cold: Timing; coldUnmeasured: Timing; noop: Timing; noopPruned: boolean; noopBytes: number | null;
   reclaim: number; anchor?: number | readonly [number, number];
 }
 
@@ -132,11 +134,13 @@ function benchOne(name: string, messages: AgentMessage[], anchor?: Row["anchor"]
   // The clone and its garbage are collected before the timed render, so GC of the bench's own
   // allocations does not land inside a sample.
   const cold = measure(() => { pruneMessages(fresh, fx.state, { settings }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
+  // The client measures reclaim once per applied state and renders with `measure: false` otherwise.
+  const coldUnmeasured = measure(() => { pruneMessages(fresh, fx.state, { settings, measure: false }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
   const empty = createState();
   const noopProbe = pruneMessages(base, empty, { settings });
   const noop = measure(() => { pruneMessages(base, empty, { settings }); }, undefined, 400);
   return {
-    name, messages: base.length, warm, cold, noop, noopPruned: noopProbe.pruned, noopBytes: noopAllocation(base, empty),
+    name, messages: base.length, warm, cold, coldUnmeasured, noop, noopPruned: noopProbe.pruned, noopBytes: noopAllocation(base, empty),
     reclaim: reclaimPercent(first.beforeChars, first.afterChars), anchor,
   };
 }
@@ -174,9 +178,9 @@ if (largest) {
 }
 process.stderr.write("\n");
 
-const header = "| session | messages | warm median ms | warm p95 | warm min | cold median ms | cold p95 | cold min | empty-state median ms | empty-state alloc/render | reclaim | anchor ms | speedup warm (median) | speedup cold (median) |";
-const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
-const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.p95)} | ${f2(r.warm.min)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.cold.min)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} |`)];
+const header = "| session | messages | warm median ms | warm p95 | warm min | cold median ms | cold p95 | cold min | cold median, measure off | empty-state median ms | empty-state alloc/render | reclaim | anchor ms | speedup warm (median) | speedup cold (median) | speedup cold, measure off |";
+const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.p95)} | ${f2(r.warm.min)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.cold.min)} | ${f2(r.coldUnmeasured.median)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} | ${speedup(r.anchor, r.coldUnmeasured.median)} |`)];
 const scaled = rows.filter((r) => r.anchor !== undefined);
 const perK = scaled.map((r) => `${r.messages} msgs: ${(r.cold.median / (r.messages / 1000)).toFixed(2)} ms per 1k messages (cold), ${(r.warm.median / (r.messages / 1000)).toFixed(2)} (warm)`);
 const noopAnchor = rows.find((r) => r.anchor === ANCHOR.x1);

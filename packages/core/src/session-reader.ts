@@ -5,9 +5,11 @@
  * physical line, a line with an invalid escape, no header, a tree whose root is missing), so nothing
  * here throws.
  */
+import { parseJsonLines, type JsonLine, type SkippedLine } from "./json-lines.ts";
 import { isObject, type AgentMessage } from "./messages.ts";
 
-export interface SkippedLine { line: number; reason: string }
+export { splitObjects, type SkippedLine } from "./json-lines.ts";
+
 
 export interface SessionReadOptions {
   /**
@@ -29,7 +31,7 @@ export interface SessionReadResult {
   pathLength: number;
 }
 
-interface ParsedEntry { line: number; value: Record<string, unknown> }
+type ParsedEntry = JsonLine;
 
 export function readPiSession(text: string, options: SessionReadOptions = {}): SessionReadResult {
   const skipped: SkippedLine[] = [];
@@ -59,83 +61,14 @@ export function readPiSession(text: string, options: SessionReadOptions = {}): S
 }
 
 function parseLines(text: string, out: ParsedEntry[], skipped: SkippedLine[], lostLinks: Map<string, string | null>): void {
-  let lineNo = 0;
-  let pos = 0;
-  while (pos <= text.length) {
-    let nl = text.indexOf("\n", pos);
-    if (nl === -1) nl = text.length;
-    lineNo++;
-    const raw = text.slice(pos, nl);
-    pos = nl + 1;
-    const line = raw.trim();
-    if (line.length === 0) continue;
-    // Fast path: the common, well-formed line.
-    let whole: unknown;
-    try { whole = JSON.parse(line); } catch { whole = undefined; }
-    if (whole !== undefined) {
-      if (isObject(whole)) out.push({ line: lineNo, value: whole });
-      else skipped.push({ line: lineNo, reason: "not a JSON object" });
-      continue;
-    }
-    const chunks = splitObjects(line);
-    if (chunks.length === 0) {
-      skipped.push({ line: lineNo, reason: "no JSON object on line" });
-      continue;
-    }
-    for (const chunk of chunks) {
-      if (chunk.junk) { skipped.push({ line: lineNo, reason: "text outside a JSON object" }); continue; }
-      try {
-        const v: unknown = JSON.parse(chunk.text);
-        if (isObject(v)) out.push({ line: lineNo, value: v });
-        else skipped.push({ line: lineNo, reason: "not a JSON object" });
-      } catch (err) {
-        const link = salvageLink(chunk.text);
-        if (link) lostLinks.set(link.id, link.parentId);
-        const why = err instanceof Error ? err.message : String(err);
-        skipped.push({ line: lineNo, reason: `invalid JSON (${why.slice(0, 80)})${link ? "; tree link kept" : ""}` });
-      }
-    }
-  }
-}
-
-interface Chunk { text: string; junk: boolean }
-
-/**
- * Split a physical line into top-level `{...}` objects by balanced-brace scanning. Braces inside
- * strings (and escaped quotes) do not count. An unbalanced tail is returned as one chunk so its parse
- * error is reported rather than lost.
- */
-export function splitObjects(line: string): Chunk[] {
-  const out: Chunk[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  let junkStart = -1;
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-      continue;
-    }
-    if (depth === 0) {
-      if (c === 123 /* { */) {
-        if (junkStart !== -1) { out.push({ text: line.slice(junkStart, i), junk: true }); junkStart = -1; }
-        start = i;
-        depth = 1;
-      } else if (c !== 32 && c !== 9 && c !== 13 && junkStart === -1) junkStart = i;
-      continue;
-    }
-    if (c === 34) inString = true;
-    else if (c === 123) depth++;
-    else if (c === 125 /* } */) {
-      depth--;
-      if (depth === 0) { out.push({ text: line.slice(start, i + 1), junk: false }); start = -1; }
-    }
-  }
-  if (depth > 0 && start !== -1) out.push({ text: line.slice(start), junk: false });
-  if (junkStart !== -1) out.push({ text: line.slice(junkStart), junk: true });
-  return out;
+  // An unparseable entry still lends its id/parentId to the tree walk, so the path survives its loss.
+  const lines = parseJsonLines(text, skipped, (chunk) => {
+    const link = salvageLink(chunk);
+    if (!link) return undefined;
+    lostLinks.set(link.id, link.parentId);
+    return "tree link kept";
+  });
+  for (const l of lines) out.push(l);
 }
 
 /** Top-level `id` / `parentId` from the head of an unparseable entry, so the path survives its loss. */

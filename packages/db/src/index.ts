@@ -26,7 +26,7 @@ export * from "./repo/fleet-status.ts";
 export { getSessionVersions } from "./repositories/api-session-versions.ts";
 export { pingDb } from "./repositories/api-health.ts";
 export { listRecentFlushes, type RecentFlush } from "./repositories/api-recent-flushes.ts";
-export { createScratchDatabase, type ScratchDatabase } from "./repositories/api-scratch-database.ts";
+export { createScratchDatabase, type ScratchDatabase } from "./scratch-database.ts";
 export { reserveRefs, type RefReservation, type ReserveRefsInput } from "./repo/ref-reservation.ts";
 export {
   findIndexedKeys, loadCapturesByKeys, nextFlushAttempt, notePendingReason, listStaleQueuedFlushRequests, listUnfinishedChainStages, countCapturesByStatus,

@@ -5,13 +5,11 @@
  * workers write (one line per flush run, for the serialization checks).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import postgres from "postgres";
 import { Redis } from "ioredis";
-import { createFlushRequest, insertCaptures, type Db, type FlushRequest } from "@condense/db";
+import { createFlushRequest, createScratchDatabase, insertCaptures, type Db, type FlushRequest } from "@condense/db";
 import type { CapturedBatch } from "@condense/core";
 import type { CondenseJobs, JobQueue } from "@condense/queue";
 import type { FlushTrace } from "@condense/worker";
@@ -56,20 +54,8 @@ export async function stopWorker(w: WorkerProc, signal: NodeJS.Signals = "SIGTER
 export interface ScratchPg { url: string; drop(): Promise<void> }
 
 export async function scratchDatabase(adminUrl: string): Promise<ScratchPg> {
-  const name = `condense_it_${randomBytes(6).toString("hex")}`;
-  const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  await sql.unsafe(`create database "${name}"`);
-  await sql.end();
-  const u = new URL(adminUrl);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const s = postgres(adminUrl, { max: 1, onnotice: () => {} });
-      await s.unsafe(`drop database if exists "${name}" with (force)`);
-      await s.end();
-    },
-  };
+  const scratch = await createScratchDatabase(adminUrl, "condense_it");
+  return { url: scratch.url, drop: scratch.drop };
 }
 
 /** Delete every key under a BullMQ prefix (and the breaker keys under it). */

@@ -6,10 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
-import postgres from "postgres";
 import { inject } from "vitest";
-import { createDb, migrateDb, type DbHandle } from "@condense/db";
+import { createDb, createScratchDatabase, migrateDb, type DbHandle } from "@condense/db";
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -36,21 +34,8 @@ export async function createTestDatabase(kind: TestDbKind, opts: { inMemory?: bo
     const dir = mkdtempSync(join(tmpdir(), "condense-worker-"));
     return { url: `pglite:${dir}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const admin = postgresAdminUrl();
-  const name = `condense_worker_${randomBytes(6).toString("hex")}`;
-  const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe(`create database "${name}"`);
-  await sql.end();
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const s = postgres(admin, { max: 1, onnotice: () => {} });
-      await s.unsafe(`drop database if exists "${name}" with (force)`);
-      await s.end();
-    },
-  };
+  const scratch = await createScratchDatabase(postgresAdminUrl(), "condense_worker");
+  return { url: scratch.url, drop: scratch.drop };
 }
 
 export async function openMigrated(url: string): Promise<DbHandle> {

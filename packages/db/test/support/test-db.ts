@@ -2,10 +2,8 @@
  * Fresh databases for the db suites: PGlite in memory always, and a random database on the real
  * Postgres server when the global setup provides a postgres:// URL (created here, dropped after).
  */
-import { randomBytes } from "node:crypto";
-import postgres from "postgres";
 import { inject } from "vitest";
-import { createDb, migrateDb, type DbHandle } from "../../src/index.ts";
+import { createDb, createScratchDatabase, migrateDb, type DbHandle } from "../../src/index.ts";
 
 export type TestDbKind = "pglite" | "postgres";
 
@@ -30,21 +28,8 @@ export interface TestDb {
 /** An empty database (no migrations applied) of the given kind. */
 export async function createEmptyDatabase(kind: TestDbKind): Promise<{ url: string; drop(): Promise<void> }> {
   if (kind === "pglite") return { url: "memory://", drop: async () => {} };
-  const admin = adminUrl();
-  const name = `condense_test_${randomBytes(6).toString("hex")}`;
-  const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe(`create database "${name}"`);
-  await sql.end();
-  const u = new URL(admin);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const s = postgres(admin, { max: 1, onnotice: () => {} });
-      await s.unsafe(`drop database if exists "${name}" with (force)`);
-      await s.end();
-    },
-  };
+  const scratch = await createScratchDatabase(adminUrl(), "condense_test");
+  return { url: scratch.url, drop: scratch.drop };
 }
 
 /** A migrated database and its handle; `drop()` closes the handle and removes the database. */

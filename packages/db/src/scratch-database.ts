@@ -1,5 +1,5 @@
 /**
- * A throwaway database on a real Postgres server, for the API's fleet suites and `bench:api`: created
+ * A throwaway database on a real Postgres server, for integration suites and benches: created
  * with a random name next to the server's admin database and dropped (connections forced off) after.
  */
 import { randomBytes } from "node:crypto";

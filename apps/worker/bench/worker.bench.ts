@@ -1,37 +1,54 @@
 /**
- * `pnpm bench:worker`: flush throughput and latency of 1, 2 and 4 worker processes (BullMQ on
- * Redis, Postgres) x 100 concurrent sessions, with the deterministic summarizer and with a local
- * OpenAI-compatible fake LLM that answers in 200 ms. Each session loops: capture one batch (two
- * 1.5 KB outputs), record a flush request, enqueue it, wait until the session's state version moves.
+ * `pnpm bench:worker`: what a flush costs besides the summarizer, and how throughput scales.
  *
- * Prints flushes/s, end-to-end latency p50/p99 (request -> new state version visible), and the
- * per-flush queue+DB overhead: end-to-end latency minus the time spent inside summarizer calls,
- * measured on single sequential flushes of one session (no contention), p50, and how much of it is
- * inside the worker's run (its DB work) versus enqueue, queue pickup and the version poll.
+ * 1. Profile (in process, no queue, Postgres): sequential flushes of one session through runFlush on
+ *    a counted database: ms per stage, statements and transactions per flush.
+ * 2. Embedded solo (in-process queue, Postgres, one process): sequential flushes of one session.
+ * 3. Fleet (BullMQ on Redis, Postgres, 1/2/4 worker processes), deterministic summarizer and a local
+ *    OpenAI-compatible fake LLM answering in 200 ms: first sequential flushes of one session (solo,
+ *    no contention), then 100 concurrent sessions x BENCH_FLUSHES_PER_SESSION flushes (load).
+ *
+ * Per flush, solo: e2e = record the flush request (createFlushRequest) -> the session's new version is
+ * visible; overhead = e2e minus the summarizer stage of that run (from the worker's trace), split into
+ * request row, enqueue, queue pickup (enqueue returned -> handler started), the worker's own work
+ * (run minus summarizer: database round trips and planning), and the bench's detection lag (commit
+ * finished -> the version poll saw it). Load: flushes/s, e2e p50/p99, queue wait p50 (enqueue ->
+ * handler start), run p50, and run-minus-summarizer p50, from the workers' trace lines.
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (default
- * redis://127.0.0.1:6379), BENCH_FLUSHES_PER_SESSION (default 5), BENCH_WORKER_CONCURRENCY (default 4).
+ * redis://127.0.0.1:6379), BENCH_FLUSHES_PER_SESSION (5), BENCH_WORKER_CONCURRENCY (4),
+ * BENCH_SOLO_FLUSHES (30), BENCH_ONLY ("profile", "embedded", "fleet": run one part).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { cpus } from "node:os";
+import { execSync } from "node:child_process";
 import { and, eq, inArray } from "drizzle-orm";
 import postgres from "postgres";
 import { createDb, createFlushRequest, ensureTenant, insertCaptures, migrateDb, schema, type Db } from "@condense/db";
-import { condenseJobs, createBullmqQueue, type CondenseJobs, type JobQueue } from "@condense/queue";
+import { condenseJobs, createBullmqQueue, createInProcessQueue, type CondenseJobs, type JobQueue } from "@condense/queue";
+import { createSummarizer } from "@condense/summarizer";
+import { createRuntime, loadWorkerConfig, type FlushTrace } from "../src/index.ts";
 import { spawnBenchWorker, type BenchWorker } from "./bench-workers.ts";
+import { createCountedDb } from "./counted-db.ts";
 import { startFakeLlm } from "./fake-llm.ts";
+import { profileFlushes } from "./flush-profile.ts";
 
 const ADMIN = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SESSIONS = 100;
 const PER_SESSION = Number(process.env.BENCH_FLUSHES_PER_SESSION ?? 5);
+const SOLO = Number(process.env.BENCH_SOLO_FLUSHES ?? 30);
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? "4";
+const ONLY = process.env.BENCH_ONLY;
 const TENANT = "bench";
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN; };
+const p50 = (xs: number[]) => pct(xs, 50);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const hr = () => performance.timeOrigin + performance.now();
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "-");
+const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 
 function batchFor(s: number, i: number) {
   const t = 1_700_000_000_000 + i * 1000;
@@ -39,9 +56,9 @@ function batchFor(s: number, i: number) {
   return [{ turnIndex: i, timestamp: t, assistantText: `step ${i}`, toolCalls: [0, 1].map((k) => ({ toolCallId: `s${s}i${i}c${k}`, toolName: "bash", args: { k }, resultText: text(k), isError: false, resultTimestamp: t + k })) }];
 }
 
-/** Polls the versions of every waiting session with one query, resolving each waiter when its version moves. */
-function versionWatcher(db: Db) {
-  const waiting = new Map<string, { above: number; resolve: () => void }[]>();
+/** Polls the versions of every waiting session with one query, resolving each waiter (with the time it saw the move). */
+function versionWatcher(db: Db, intervalMs: number) {
+  const waiting = new Map<string, { above: number; resolve: (at: number) => void }[]>();
   let stop = false;
   const loop = (async () => {
     while (!stop) {
@@ -49,102 +66,219 @@ function versionWatcher(db: Db) {
       if (ids.length > 0) {
         const rows = await db.select({ id: schema.sessions.sessionId, v: schema.sessions.version }).from(schema.sessions)
           .where(and(eq(schema.sessions.tenantId, TENANT), inArray(schema.sessions.sessionId, ids)));
+        const at = hr();
         for (const r of rows) {
           const list = waiting.get(r.id) ?? [];
-          const keep = list.filter((w) => { if (r.v > w.above) { w.resolve(); return false; } return true; });
+          const keep = list.filter((w) => { if (r.v > w.above) { w.resolve(at); return false; } return true; });
           if (keep.length) waiting.set(r.id, keep); else waiting.delete(r.id);
         }
       }
-      await sleep(2);
+      await sleep(intervalMs);
     }
   })();
   return {
-    until(sessionId: string, above: number) { return new Promise<void>((resolve) => waiting.set(sessionId, [...(waiting.get(sessionId) ?? []), { above, resolve }])); },
+    until(sessionId: string, above: number) { return new Promise<number>((resolve) => waiting.set(sessionId, [...(waiting.get(sessionId) ?? []), { above, resolve }])); },
     async close() { stop = true; await loop; },
   };
 }
 
-interface RunResult { workers: number; summarizer: string; flushes: number; seconds: number; p50: number; p99: number; runP50: number; queueWaitP50: number }
+interface FlushSample { requestId: string; t0: number; requested: number; enqueued: number; visible: number }
 
-async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: ReturnType<typeof versionWatcher>, s: number, i: number, version: number): Promise<{ ms: number; version: number }> {
+async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: ReturnType<typeof versionWatcher>, s: number, i: number, version: number): Promise<FlushSample> {
   await insertCaptures(db, { tenantId: TENANT, sessionId: `s${s}`, captureId: `c${i}`, batches: batchFor(s, i) });
-  const t0 = performance.now();
+  const t0 = hr();
   const req = await createFlushRequest(db, { tenantId: TENANT, sessionId: `s${s}`, trigger: "budget" });
+  const requested = hr();
+  const seen = watch.until(`s${s}`, version);
   await queue.enqueue("flush-session", { tenantId: TENANT, sessionId: `s${s}`, flushRequestId: req.id, cursor: req.cursor });
-  await watch.until(`s${s}`, version);
-  return { ms: performance.now() - t0, version: version + 1 };
+  const enqueued = hr();
+  return { requestId: req.id, t0, requested, enqueued, visible: await seen };
 }
 
-async function run(workers: number, summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<RunResult & { overheadP50: number; soloWorkerRunP50: number; soloE2eP50: number }> {
+/** Time from the run's start to the end of its commit stage. */
+function commitEnd(t: FlushTrace): number {
+  const tm = t.timings!;
+  let acc = tm.startedAt;
+  for (const [stage, ms] of Object.entries(tm.stages)) { acc += ms; if (stage === "commit") return acc; }
+  return acc;
+}
+
+interface SoloBreakdown { n: number; e2e: number; summarizer: number; overhead: number; request: number; enqueue: number; pickup: number; workerOwn: number; detect: number; statusOk: number }
+
+function soloBreakdown(samples: FlushSample[], traces: FlushTrace[]): SoloBreakdown {
+  const byReq = new Map(traces.map((t) => [t.flushRequestId, t]));
+  const rows = samples.flatMap((s) => {
+    const t = byReq.get(s.requestId);
+    if (!t?.timings || t.startedAtHr === undefined) return [];
+    const summ = t.timings.stages.summarize ?? 0;
+    return [{
+      e2e: s.visible - s.t0, summarizer: summ, overhead: s.visible - s.t0 - summ, request: s.requested - s.t0, enqueue: s.enqueued - s.requested,
+      pickup: t.startedAtHr - s.enqueued, workerOwn: t.timings.total - summ - (t.timings.stages.chains ?? 0), detect: s.visible - commitEnd(t), ok: t.status === "committed" ? 1 : 0,
+    }];
+  });
+  const col = (k: keyof (typeof rows)[number]) => p50(rows.map((r) => r[k]));
+  return { n: rows.length, e2e: col("e2e"), summarizer: col("summarizer"), overhead: col("overhead"), request: col("request"), enqueue: col("enqueue"), pickup: col("pickup"), workerOwn: col("workerOwn"), detect: col("detect"), statusOk: rows.reduce((n, r) => n + r.ok, 0) };
+}
+
+async function scratchDb(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `condense_bench_${randomBytes(4).toString("hex")}`;
   const admin = postgres(ADMIN, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
+  await admin.end();
   const url = new URL(ADMIN); url.pathname = `/${name}`;
-  const handle = await createDb(url.toString(), { max: 20 });
+  return {
+    url: url.toString(),
+    async drop() { const a = postgres(ADMIN, { max: 1, onnotice: () => {} }); await a.unsafe(`drop database if exists "${name}" with (force)`); await a.end(); },
+  };
+}
+
+async function clearRedisPrefix(prefix: string) {
+  const { Redis } = await import("ioredis");
+  const r = new Redis(REDIS);
+  let cursor = "0";
+  do { const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000); cursor = next; if (keys.length) await r.del(...keys); } while (cursor !== "0");
+  r.disconnect();
+}
+
+function summarizerConfigFor(summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string) {
+  return summarizer === "deterministic" ? {} : {
+    summarizerModel: "fake/bench", retries: 0,
+    customModels: [{ provider: "fake", id: "bench", api: "openai-completions", baseUrl: llmBaseUrl, apiKey: "bench" }],
+  };
+}
+
+async function runProfile(llmBaseUrl: string) {
+  const scratch = await scratchDb();
+  const handle = await createDb(scratch.url, { max: 4 });
+  const counted = createCountedDb(scratch.url);
+  try {
+    await migrateDb(handle);
+    await ensureTenant(handle.db, { id: TENANT });
+    console.log(`\n## Profile: in process, no queue, Postgres, ${SOLO} sequential flushes of one session (load ${load()})`);
+    for (const kind of ["deterministic", "fake-llm-200ms"] as const) {
+      const summarizer = createSummarizer(summarizerConfigFor(kind, llmBaseUrl) as Parameters<typeof createSummarizer>[0]);
+      const p = await profileFlushes(counted, summarizer, { tenantId: TENANT, sessionId: `profile-${kind}`, flushes: SOLO, batchFor: (i) => batchFor(9000, i) });
+      const stages = Object.entries(p.stageP50).map(([k, v]) => `${k} ${f1(v)}`).join(", ");
+      const own = (p.stageP50.total ?? 0) - (p.stageP50.summarize ?? 0);
+      console.log(`${kind}: p50 ms per stage: ${stages}; run minus summarizer ${f1(own)} ms`);
+      console.log(`  statements/flush ${p.statements} (by stage: ${Object.entries(p.statementsByStage).map(([k, v]) => `${k} ${v}`).join(", ")}), transactions ${p.transactions}, round trips <= ${p.roundTripsUpperBound}`);
+      if (kind === "deterministic") for (const s of p.sample) console.log(`    ${s}`);
+    }
+  } finally {
+    await counted.close();
+    await handle.close();
+    await scratch.drop();
+  }
+}
+
+function printSolo(label: string, b: SoloBreakdown) {
+  console.log(`${label.padEnd(34)} ${String(b.n).padStart(3)} ${f1(b.e2e).padStart(8)} ${f1(b.summarizer).padStart(8)} ${f1(b.overhead).padStart(9)} ${f1(b.request).padStart(8)} ${f1(b.enqueue).padStart(8)} ${f1(b.pickup).padStart(7)} ${f1(b.workerOwn).padStart(11)} ${f1(b.detect).padStart(7)}`);
+}
+const SOLO_HEADER = `${"mode".padEnd(34)} ${"n".padStart(3)} ${"e2e".padStart(8)} ${"summ.".padStart(8)} ${"overhead".padStart(9)} ${"request".padStart(8)} ${"enqueue".padStart(8)} ${"pickup".padStart(7)} ${"worker-own".padStart(11)} ${"detect".padStart(7)}   (ms, p50 each)`;
+
+async function runEmbedded(summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<SoloBreakdown> {
+  const scratch = await scratchDb();
+  const handle = await createDb(scratch.url, { max: 10 });
+  const traces: FlushTrace[] = [];
+  const queue = createInProcessQueue({ catalog: condenseJobs });
+  const config = loadWorkerConfig({ DATABASE_URL: scratch.url, WORKER_CONCURRENCY: WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "0", LOG_LEVEL: "warn", CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfigFor(summarizer, llmBaseUrl)) });
+  const runtime = await createRuntime(config, { db: handle, jobQueue: queue, onFlushTrace: (t) => traces.push(t) });
+  const watch = versionWatcher(handle.db, 1);
+  try {
+    await migrateDb(handle);
+    await ensureTenant(handle.db, { id: TENANT });
+    await runtime.start();
+    const samples: FlushSample[] = [];
+    let v = 0;
+    for (let i = 0; i < SOLO; i++) { const r = await oneSessionFlush(handle.db, queue, watch, 1000, i, v); v++; samples.push(r); }
+    return soloBreakdown(samples.slice(3), traces);
+  } finally {
+    await watch.close();
+    await runtime.close(1000);
+    await queue.close(1000);
+    await handle.close();
+    await scratch.drop();
+  }
+}
+
+interface FleetResult { solo: SoloBreakdown; flushes: number; seconds: number; p50: number; p99: number; queueWaitP50: number; runP50: number; ownP50: number; ok: number }
+
+async function runFleet(workers: number, summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<FleetResult> {
+  const scratch = await scratchDb();
+  const handle = await createDb(scratch.url, { max: 20 });
   await migrateDb(handle);
   await ensureTenant(handle.db, { id: TENANT });
   const prefix = `condense-bench-${randomBytes(4).toString("hex")}`;
   const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: REDIS, prefix });
-  const summarizerConfig = summarizer === "deterministic" ? {} : {
-    summarizerModel: "fake/bench", retries: 0,
-    customModels: [{ provider: "fake", id: "bench", api: "openai-completions", baseUrl: llmBaseUrl, apiKey: "bench" }],
-  };
   const traceDir = mkdtempSync(join(tmpdir(), "condense-bench-trace-"));
   const procs: BenchWorker[] = Array.from({ length: workers }, (_, k) => spawnBenchWorker(`b${k + 1}`, {
-    DATABASE_URL: url.toString(), REDIS_URL: REDIS, CONDENSE_REDIS_PREFIX: prefix, WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false",
-    CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfig), LOG_LEVEL: "warn", CONDENSE_TRACE_FILE: join(traceDir, `b${k + 1}.jsonl`),
+    DATABASE_URL: scratch.url, REDIS_URL: REDIS, CONDENSE_REDIS_PREFIX: prefix, WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false",
+    CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfigFor(summarizer, llmBaseUrl)), LOG_LEVEL: "warn", CONDENSE_TRACE_FILE: join(traceDir, `b${k + 1}.jsonl`),
   }));
-  const watch = versionWatcher(handle.db);
+  const readTraces = () => readdirSync(traceDir).flatMap((f) => readFileSync(join(traceDir, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as FlushTrace));
   try {
     await Promise.all(procs.map((p) => p.ready));
-    // Overhead: sequential flushes of one session, nothing else running.
-    const solo: number[] = [];
+    const soloWatch = versionWatcher(handle.db, 1);
+    const samples: FlushSample[] = [];
     let v = 0;
-    for (let i = 0; i < 20; i++) { const r = await oneSessionFlush(handle.db, queue, watch, 1000, i, v); v = r.version; solo.push(r.ms); }
-    const llmMs = summarizer === "deterministic" ? 0 : 200;
-    const overheadP50 = pct(solo, 50) - llmMs;
-    const traces = readdirSync(traceDir).flatMap((f) => readFileSync(join(traceDir, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as { sessionId: string; startedAt: number; endedAt: number }));
-    const soloRuns = traces.filter((t) => t.sessionId === "s1000").map((t) => t.endedAt - t.startedAt);
+    for (let i = 0; i < SOLO; i++) { const r = await oneSessionFlush(handle.db, queue, soloWatch, 1000, i, v); v++; samples.push(r); }
+    await soloWatch.close();
+    // The first flushes warm connections and prepared statements in every worker process.
+    const solo = soloBreakdown(samples.slice(3), readTraces());
 
+    const watch = versionWatcher(handle.db, 2);
     const latencies: number[] = [];
     const t0 = performance.now();
     await Promise.all(Array.from({ length: SESSIONS }, async (_, s) => {
       let version = 0;
-      for (let i = 0; i < PER_SESSION; i++) { const r = await oneSessionFlush(handle.db, queue, watch, s, i, version); version = r.version; latencies.push(r.ms); }
+      for (let i = 0; i < PER_SESSION; i++) { const r = await oneSessionFlush(handle.db, queue, watch, s, i, version); version++; latencies.push(r.visible - r.t0); }
     }));
     const seconds = (performance.now() - t0) / 1000;
-    const m = await handle.db.select({ run: schema.flushMetrics.runMs, wait: schema.flushMetrics.queueWaitMs }).from(schema.flushMetrics);
+    await watch.close();
+    const loadTraces = readTraces().filter((t) => t.sessionId !== "s1000" && t.timings);
     return {
-      workers, summarizer, flushes: latencies.length, seconds, p50: pct(latencies, 50), p99: pct(latencies, 99),
-      runP50: pct(m.map((x) => x.run ?? 0), 50), queueWaitP50: pct(m.map((x) => x.wait ?? 0), 50), overheadP50,
-      soloWorkerRunP50: pct(soloRuns, 50) - llmMs, soloE2eP50: pct(solo, 50),
+      solo, flushes: latencies.length, seconds, p50: p50(latencies), p99: pct(latencies, 99),
+      queueWaitP50: p50(loadTraces.map((t) => t.startedAtHr! - (t.enqueuedAt ?? t.startedAtHr!))),
+      runP50: p50(loadTraces.map((t) => t.timings!.total)),
+      ownP50: p50(loadTraces.map((t) => t.timings!.total - (t.timings!.stages.summarize ?? 0))),
+      ok: loadTraces.filter((t) => t.status === "committed").length,
     };
   } finally {
-    await watch.close();
     await Promise.all(procs.map((p) => p.stop()));
     rmSync(traceDir, { recursive: true, force: true });
     await queue.close(1000);
     await handle.close();
-    await admin.unsafe(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-    const { Redis } = await import("ioredis");
-    const r = new Redis(REDIS);
-    let cursor = "0";
-    do { const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000); cursor = next; if (keys.length) await r.del(...keys); } while (cursor !== "0");
-    r.disconnect();
+    await scratch.drop();
+    await clearRedisPrefix(prefix);
   }
 }
 
 async function main() {
   const llm = await startFakeLlm(200);
-  console.log(`bench:worker — ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ""}, Node ${process.version}, ${SESSIONS} sessions x ${PER_SESSION} flushes, worker concurrency ${WORKER_CONCURRENCY}`);
-  console.log("summarizer        workers  flushes  flushes/s  e2e p50 ms  e2e p99 ms  run p50 ms  queue-wait p50 ms | solo: e2e p50  overhead p50  worker-run-minus-LLM p50 (ms)");
+  let rev = "?";
+  try { rev = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim(); } catch { /* not a checkout */ }
+  console.log(`bench:worker — ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ""}, Node ${process.version}, rev ${rev}, load ${load()}`);
   try {
-    for (const summarizer of ["deterministic", "fake-llm-200ms"] as const) {
-      for (const workers of [1, 2, 4]) {
-        const r = await run(workers, summarizer, llm.baseUrl);
-        console.log(`${summarizer.padEnd(17)} ${String(workers).padStart(7)}  ${String(r.flushes).padStart(7)}  ${(r.flushes / r.seconds).toFixed(1).padStart(9)}  ${r.p50.toFixed(1).padStart(10)}  ${r.p99.toFixed(1).padStart(10)}  ${String(r.runP50).padStart(10)}  ${String(r.queueWaitP50).padStart(17)}  | ${r.soloE2eP50.toFixed(1).padStart(12)}  ${r.overheadP50.toFixed(1).padStart(12)}  ${r.soloWorkerRunP50.toFixed(1).padStart(10)}`);
+    if (!ONLY || ONLY === "profile") await runProfile(llm.baseUrl);
+    if (!ONLY || ONLY === "embedded" || ONLY === "fleet") {
+      console.log(`\n## Solo flushes: ${SOLO} sequential flushes of one session (first 3 dropped as warm-up)`);
+      console.log(SOLO_HEADER);
+    }
+    if (!ONLY || ONLY === "embedded") {
+      for (const summarizer of ["deterministic", "fake-llm-200ms"] as const) printSolo(`embedded in-process queue, ${summarizer}`, await runEmbedded(summarizer, llm.baseUrl));
+    }
+    if (!ONLY || ONLY === "fleet") {
+      const rows: string[] = [];
+      for (const summarizer of ["deterministic", "fake-llm-200ms"] as const) {
+        for (const workers of [1, 2, 4]) {
+          const r = await runFleet(workers, summarizer, llm.baseUrl);
+          printSolo(`BullMQ ${workers} worker(s), ${summarizer}`, r.solo);
+          rows.push(`${summarizer.padEnd(15)} ${String(workers).padStart(7)} ${String(r.flushes).padStart(7)} ${(r.flushes / r.seconds).toFixed(1).padStart(9)} ${f1(r.p50).padStart(8)} ${f1(r.p99).padStart(8)} ${f1(r.queueWaitP50).padStart(10)} ${f1(r.runP50).padStart(7)} ${f1(r.ownP50).padStart(9)}  ${load()}`);
+        }
       }
+      console.log(`\n## Load: ${SESSIONS} concurrent sessions x ${PER_SESSION} flushes, worker concurrency ${WORKER_CONCURRENCY}`);
+      console.log(`${"summarizer".padEnd(15)} ${"workers".padStart(7)} ${"flushes".padStart(7)} ${"flushes/s".padStart(9)} ${"e2e p50".padStart(8)} ${"e2e p99".padStart(8)} ${"queue wait".padStart(10)} ${"run".padStart(7)} ${"run-summ".padStart(9)}  load after (ms, p50 unless noted)`);
+      for (const r of rows) console.log(r);
     }
   } finally {
     await llm.close();

@@ -6,6 +6,7 @@ export { createRuntime, type Runtime, type RuntimeDeps } from "./runtime.ts";
 export { loadWorkerConfig, WorkerEnvSchema, WorkerConfigError, type WorkerConfig } from "./config.ts";
 export { createJobHandler, type JobHandlerDeps, type FlushTrace } from "./job-handler.ts";
 export { runFlush, SummarizerFailedError, type FlushDeps, type FlushJob, type FlushRunResult } from "./flush/run-flush.ts";
+export { startFlushClock, type FlushClock, type FlushStage, type FlushTimings } from "./flush/flush-timings.ts";
 export { runChainStage, type ChainStageDeps, type ChainStageResult } from "./chains/chain-stage.ts";
 export { parseRequestChains, type RequestChains } from "./chains/request-chains.ts";
 export { CRASH_POINTS, crashHooksFromSpec, parseCrashSpec, type CrashPoint, type FlushHooks } from "./crash-hooks.ts";

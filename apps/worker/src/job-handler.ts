@@ -10,11 +10,20 @@ import type { Summarizer } from "@condense/summarizer";
 import type { Logger } from "pino";
 import { runChainStage } from "./chains/chain-stage.ts";
 import type { FlushHooks } from "./crash-hooks.ts";
+import type { FlushTimings } from "./flush/flush-timings.ts";
 import { runFlush, type FlushJob, type FlushRunResult } from "./flush/run-flush.ts";
 import type { WorkerMetrics } from "./worker-metrics.ts";
 
 /** Start and end of every flush run, for tests that check per-session serialization. */
-export interface FlushTrace { tenantId: string; sessionId: string; flushRequestId: string; workerId: string; startedAt: number; endedAt: number; status: string }
+export interface FlushTrace {
+  tenantId: string; sessionId: string; flushRequestId: string; workerId: string; startedAt: number; endedAt: number; status: string;
+  /** The queue's enqueue time of the job (epoch ms). */
+  enqueuedAt?: number;
+  /** High-resolution epoch times (ms) of the handler's start and end, and the run's stage times. */
+  startedAtHr?: number;
+  endedAtHr?: number;
+  timings?: FlushTimings;
+}
 
 export interface JobHandlerDeps {
   db: Db;
@@ -41,12 +50,14 @@ export function createJobHandler(deps: JobHandlerDeps): JobHandler<CondenseJobs>
       const fields = { job: job.id, tenant: p.tenantId, session: p.sessionId, flushRequest: p.flushRequestId, attempt: job.attempt, worker: deps.workerId };
       deps.metrics?.queueWaitSeconds.observe(Math.max(0, job.startedAt - job.enqueuedAt) / 1000);
       let status = "error";
+      let timings: FlushTimings | undefined;
       try {
         const result: FlushRunResult = await runFlush(flushDeps, job as FlushJob);
         status = result.status;
+        timings = result.timings;
         deps.metrics?.flushes.inc({ outcome: result.outcome ?? "none", status: result.status });
         if (result.chains?.compressed) deps.metrics?.chainsCompressed.inc(result.chains.compressed);
-        deps.logger.info({ ...fields, status: result.status, outcome: result.outcome, version: result.version, pending: result.pending, chains: result.chains, durationMs: Math.round(performance.now() - t0) }, "flush");
+        deps.logger.info({ ...fields, status: result.status, outcome: result.outcome, version: result.version, pending: result.pending, chains: result.chains, durationMs: Math.round(performance.now() - t0), stagesMs: roundStages(result.timings) }, "flush");
         return { status: result.status, outcome: result.outcome, version: result.version };
       } catch (err) {
         const reason = job.signal.aborted ? "aborted" : err instanceof Error ? err.name : "error";
@@ -55,7 +66,10 @@ export function createJobHandler(deps: JobHandlerDeps): JobHandler<CondenseJobs>
         throw err;
       } finally {
         deps.metrics?.flushSeconds.observe({ status }, (performance.now() - t0) / 1000);
-        deps.onFlushTrace?.({ tenantId: p.tenantId, sessionId: p.sessionId, flushRequestId: p.flushRequestId, workerId: deps.workerId, startedAt, endedAt: Date.now(), status });
+        deps.onFlushTrace?.({
+          tenantId: p.tenantId, sessionId: p.sessionId, flushRequestId: p.flushRequestId, workerId: deps.workerId, startedAt, endedAt: Date.now(), status,
+          enqueuedAt: job.enqueuedAt, startedAtHr: performance.timeOrigin + t0, endedAtHr: performance.timeOrigin + performance.now(), ...(timings ? { timings } : {}),
+        });
       }
     },
     "compress-chains": async (job) => {
@@ -69,4 +83,10 @@ export function createJobHandler(deps: JobHandlerDeps): JobHandler<CondenseJobs>
       return result;
     },
   });
+}
+
+/** Stage times rounded to 0.1 ms for the log line. */
+function roundStages(t: FlushTimings | undefined): Record<string, number> | undefined {
+  if (!t) return undefined;
+  return Object.fromEntries(Object.entries(t.stages).map(([k, v]) => [k, Math.round(v * 10) / 10]));
 }

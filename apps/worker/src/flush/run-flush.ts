@@ -29,6 +29,7 @@ import type { Summarizer } from "@condense/summarizer";
 import { runChainStage, type ChainStageResult } from "../chains/chain-stage.ts";
 import type { FlushHooks } from "../crash-hooks.ts";
 import { loadCanonicals } from "./dedup-canonicals.ts";
+import { startFlushClock, type FlushTimings } from "./flush-timings.ts";
 import { buildFlushWrites, pendingKeys } from "./flush-writes.ts";
 import { prepareBatches } from "./prepare-batches.ts";
 import { summarizeBatches } from "./summarize-batches.ts";
@@ -59,6 +60,8 @@ export interface FlushRunResult {
   refs?: Record<string, string>;
   pending?: number;
   chains?: ChainStageResult;
+  /** Time per stage of this run (database, summarizer, planning). */
+  timings?: FlushTimings;
 }
 
 export class SummarizerFailedError extends Error {
@@ -78,6 +81,7 @@ const MAX_STALE_REPLANS = 3;
 
 export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRunResult> {
   const started = performance.now();
+  const clock = startFlushClock();
   const { db } = deps;
   const { tenantId, sessionId, flushRequestId } = job.payload;
   const key = { tenantId, sessionId };
@@ -87,37 +91,49 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
 
   // A re-delivery after the commit (crash before the ack, a stall): finish what may be missing.
   if (request.status === "committed") {
+    clock.lap("load");
     const chains = await chainsAfterCommit(deps, request, settings, job.signal);
+    clock.lap("chains");
     deps.hooks?.reached("before-ack");
-    return { status: "already-committed", ...(chains ? { chains } : {}) };
+    return { status: "already-committed", ...(chains ? { chains } : {}), timings: clock.done() };
   }
   const attempt = await nextFlushAttempt(db, { flushRequestId, queueAttempt: job.attempt });
+  clock.lap("load");
   const baseMetrics = { queueWaitMs: Math.max(0, job.startedAt - job.enqueuedAt), workerId: deps.workerId };
   if (request.status === "coalesced") {
     // A later request of the session committed first and covered this cursor.
     await recordFlushMetrics(db, { tenantId, flushRequestId, attempt, outcome: "empty", reason: "coalesced", ...baseMetrics, runMs: performance.now() - started });
-    return { status: "coalesced", attempt };
+    clock.lap("commit");
+    return { status: "coalesced", attempt, timings: clock.done() };
   }
 
   for (let round = 0; ; round++) {
     const pending = await loadPendingCaptures(db, { ...key, cursor: request.cursor });
     if (pending.length === 0) {
+      clock.lap("pending");
       await recordFlushMetrics(db, { tenantId, flushRequestId, attempt, outcome: "empty", settle: "committed", ...baseMetrics, runMs: performance.now() - started });
+      clock.lap("commit");
       deps.hooks?.reached("before-ack");
-      return { status: "empty", outcome: "empty", attempt };
+      return { status: "empty", outcome: "empty", attempt, timings: clock.done() };
     }
     const indexed = await findIndexedKeys(db, { ...key, keys: pending.flatMap((b) => b.toolCalls.map((c) => c.occurrenceKey)) });
+    clock.lap("pending");
     const { batches, trimmed } = prepareBatches(pending, indexed, settings);
     const canonicals = await loadCanonicals(db, key, batches, settings);
+    clock.lap("canonicals");
     const plan = planFlush({ batches, settings, canonicalByHash: canonicals.byHash });
     const toReserve = plan.batches.filter((b) => b.kind === "summarize").map((b) => b.calls.map((c) => callKey(c)));
+    clock.lap("plan");
     const reservation = toReserve.length > 0
       ? await reserveRefs(db, { ...key, flushRequestId, keys: toReserve })
       : { byKey: new Map<string, string>() };
+    clock.lap("reserve");
 
     const summarized = await summarizeBatches(deps.summarizer, plan.batches, reservation.byKey, { signal: job.signal, concurrency: deps.batchConcurrency ?? 4 });
+    clock.lap("summarize");
     deps.hooks?.reached("after-summarize");
     const assembled = assembleFlush({ plan, results: summarized.results, summaryId: summaryIdFor(tenantId, sessionId) });
+    clock.lap("assemble");
 
     if (batches.length > 0 && assembled.processedBatches === 0) {
       // CAP-FLUSH-7: zero processed -> outcome error, no frontier, nothing committed; the queue retries.
@@ -140,6 +156,7 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
       ...key, flushRequestId, attempt, mintRefs: [],
       writes: () => { deps.hooks?.reached("in-commit"); return writes; },
     });
+    clock.lap("commit");
     if (commit.status === "stale") {
       // Another run of this session committed meanwhile (a stalled duplicate): plan again from the rows.
       if (round + 1 >= MAX_STALE_REPLANS) throw new Error(`flush ${flushRequestId} stayed stale after ${MAX_STALE_REPLANS} plans`);
@@ -152,6 +169,7 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
     const hasChains = Array.isArray(request.chains) && request.chains.length > 0;
     const fresh = hasChains ? await getFlushRequest(db, tenantId, flushRequestId) : null;
     const chains = fresh ? await chainsAfterCommit(deps, fresh, settings, job.signal) : undefined;
+    clock.lap("chains");
     deps.hooks?.reached("before-ack");
     return {
       status: commit.status,
@@ -161,6 +179,7 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
       refs: Object.fromEntries([...reservation.byKey].filter(([k]) => assembled.dispositions.some((d) => d.key === k && d.status === "summarized"))),
       pending: left.length,
       ...(chains ? { chains } : {}),
+      timings: clock.done(),
     };
   }
 }

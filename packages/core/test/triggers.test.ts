@@ -6,6 +6,7 @@ import {
 } from "../src/triggers.ts";
 import { DEFAULT_SETTINGS, normalizeSettings } from "../src/settings.ts";
 import { createState } from "../src/state.ts";
+import { footerWidgetText } from "../src/texts.ts";
 import { A, F, R, U } from "./support/builders.ts";
 
 describe("budget threshold (CAP-TRIGGER-5)", () => {
@@ -92,15 +93,18 @@ describe("reload rearm (CAP-TRIGGER-9) and the rearmed path", () => {
     const reply = decideMessageEnd(F(20), DEFAULT_SETTINGS);
     expect(reply).toMatchObject({ flush: true, trigger: "message-end" });
   });
-  it("a throwing probe leaves the flag down and reports, never throws", () => {
+  it("AS-51: a throwing rearm probe leaves the flag down and reports, never throws; result-free turns then never flush", () => {
     const probe = runRearmProbe(() => { throw new Error("branch unreadable"); });
     expect(decideRearm(true, probe)).toEqual({ rearmed: false, error: "condense: reload rearm probe failed: branch unreadable" });
     expect(decideRearm(false, { ok: true, batches: [{ turnIndex: 0, timestamp: 0, assistantText: "", toolCalls: [] }] }).rearmed).toBe(false);
+    const usage = { tokens: 190_000, contextWindow: 200_000 };
+    expect(decideTurnEnd(gate({ toolResultCount: 0, pushedThisTurn: false, pendingCount: 0, rearmed: false, usage })).flush).toBe(false);
   });
-  it("agent_end status shows pending, else recovered-after-reload", () => {
+  it("AS-50: agent_end status shows pending, else recovered-after-reload in the footer", () => {
     expect(agentEndStatus(true, 2, true)).toBe("condense: 2 pending");
     expect(agentEndStatus(true, 0, true)).toBe("condense: recovered pending (reload)");
     expect(agentEndStatus(true, 0, false)).toBeNull();
+    expect(footerWidgetText(true, agentEndStatus(true, 0, true)!)).toBe("\u2502 condense: recovered pending (reload)");
   });
 });
 

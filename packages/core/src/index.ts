@@ -28,3 +28,4 @@ export * from "./flush/plan-flush.ts";
 export * from "./flush/assemble-flush.ts";
 export * from "./session-formats/index.ts";
 export * from "./storable-text.ts";
+export * from "./cost-event.ts";

@@ -5,7 +5,7 @@
  */
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { createCondenseClient, type ClientEvent, type CondenseClient, type CondenseHost } from "@condense/client";
-import { footerWidgetText, isAssistant, type AgentMessage, type CondenseSettings, type SummarizerStats } from "@condense/core";
+import { costSinceLoad, footerWidgetText, isAssistant, type AgentMessage, type CondenseSettings, type SummarizerStats } from "@condense/core";
 import { branchMessages } from "./branch-messages.ts";
 import type { ConnectionConfig } from "./connection-config.ts";
 import { SummaryDelivery } from "./summary-delivery.ts";
@@ -124,14 +124,7 @@ export class CondenseSession {
 
   /** CAP-SUM-14: spend since this session (re)loaded, keyed by source so consumers overwrite. */
   private emitCost(): void {
-    const now = this.client.state.stats;
-    const base = this.costBaseline ?? now;
-    const payload = {
-      source: "condense",
-      totalCost: now.totalCost - base.totalCost,
-      inputTokens: now.totalInputTokens - base.totalInputTokens,
-      outputTokens: now.totalOutputTokens - base.totalOutputTokens,
-    };
+    const payload = costSinceLoad(this.client.state.stats, this.costBaseline);
     const key = JSON.stringify(payload);
     if (key === this.lastCostKey) return;
     this.lastCostKey = key;

@@ -8,7 +8,9 @@
  *   cold = a fresh structuredClone before every render (what pi's `context` hook hands over; the
  *          clone itself is not timed);
  * plus the no-op render (empty state) and the reclaim. Compared with pi-condense 2.9.1 measured on
- * this machine. Run: `pnpm bench:core` (re-executes itself with --expose-gc for the allocation probe).
+ * this machine, and, in the same run, with an in-process baseline doing what dominated that anchor
+ * (`JSON.stringify(input).length + JSON.stringify(output).length` on a fresh clone), so the ratio holds
+ * on a loaded machine. Run: `pnpm bench:core` (re-executes itself with --expose-gc for the allocation probe).
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
@@ -59,6 +61,9 @@ const METHOD = [
   "- No-op: `pruneMessages(messages, emptyState)`; allocation = heapUsed growth over 200 no-op renders after a forced GC",
   "  (`--expose-gc`), per render (`n/a` when a scavenge ran during the probe).",
   "- Reclaim: `1 - afterChars/beforeChars` of the first full-state render, in chars/4 tokens.",
+  "- Baseline (same run, same fresh clones): `JSON.stringify(clone).length + JSON.stringify(output).length`, the two",
+  "  serializations that were ~98% of pi-condense 2.9.1's render; *cold x baseline* = baseline / cold, for the median and",
+  "  for `min`. The anchor speedup compares with figures measured earlier on this machine, the baseline ratio within this run.",
   `- Anchor: ${ANCHOR.label}: ${ANCHOR.x1} ms @1x, ${ANCHOR.x2} @2x, ${ANCHOR.x4} @4x, ${ANCHOR.x8[0]}-${ANCHOR.x8[1]} @8x; no-op ${ANCHOR.noop} ms.`,
 ].join("\n");
 
@@ -120,7 +125,7 @@ function noopAllocation(messages: readonly AgentMessage[], state: CondenseState)
 }
 
 interface Row {
-  name: string; messages: number; warm: Timing; cold: Timing; coldUnmeasured: Timing; noop: Timing; noopPruned: boolean; noopBytes: number | null;
+  name: string; messages: number; warm: Timing; cold: Timing; coldUnmeasured: Timing; baseline: Timing; noop: Timing; noopPruned: boolean; noopBytes: number | null;
   reclaim: number; anchor?: number | readonly [number, number];
 }
 
@@ -136,11 +141,20 @@ function benchOne(name: string, messages: AgentMessage[], anchor?: Row["anchor"]
   const cold = measure(() => { pruneMessages(fresh, fx.state, { settings }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
   // The client measures reclaim once per applied state and renders with `measure: false` otherwise.
   const coldUnmeasured = measure(() => { pruneMessages(fresh, fx.state, { settings, measure: false }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
+  // What dominated the anchor, on the same inputs: serialize the fresh input and the output once each.
+  let output: readonly AgentMessage[] = base;
+  let sink = 0;
+  const baseline = measure(() => { sink += JSON.stringify(fresh).length + JSON.stringify(output).length; }, () => {
+    fresh = structuredClone(base);
+    output = pruneMessages(fresh, fx.state, { settings, measure: false }).messages;
+    gc?.();
+  }, 1200);
+  if (sink < 0) console.log(sink);
   const empty = createState();
   const noopProbe = pruneMessages(base, empty, { settings });
   const noop = measure(() => { pruneMessages(base, empty, { settings }); }, undefined, 400);
   return {
-    name, messages: base.length, warm, cold, coldUnmeasured, noop, noopPruned: noopProbe.pruned, noopBytes: noopAllocation(base, empty),
+    name, messages: base.length, warm, cold, coldUnmeasured, baseline, noop, noopPruned: noopProbe.pruned, noopBytes: noopAllocation(base, empty),
     reclaim: reclaimPercent(first.beforeChars, first.afterChars), anchor,
   };
 }
@@ -178,11 +192,17 @@ if (largest) {
 }
 process.stderr.write("\n");
 
-const header = "| session | messages | warm median ms | warm p95 | warm min | cold median ms | cold p95 | cold min | cold median, measure off | empty-state median ms | empty-state alloc/render | reclaim | anchor ms | speedup warm (median) | speedup cold (median) | speedup cold, measure off |";
-const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
-const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.p95)} | ${f2(r.warm.min)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.cold.min)} | ${f2(r.coldUnmeasured.median)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} | ${speedup(r.anchor, r.coldUnmeasured.median)} |`)];
+const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
+const header = "| session | messages | warm median ms | warm min | cold median ms | cold p95 | cold min | cold median, measure off | baseline median ms | baseline min | cold x baseline (median / min) | empty-state median ms | empty-state alloc/render | reclaim | anchor ms | speedup vs anchor, warm | speedup vs anchor, cold |";
+const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.min)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.cold.min)} | ${f2(r.coldUnmeasured.median)} | ${f2(r.baseline.median)} | ${f2(r.baseline.min)} | ${ratio(r.baseline.median, r.cold.median)} / ${ratio(r.baseline.min, r.cold.min)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} |`)];
 const scaled = rows.filter((r) => r.anchor !== undefined);
-const perK = scaled.map((r) => `${r.messages} msgs: ${(r.cold.median / (r.messages / 1000)).toFixed(2)} ms per 1k messages (cold), ${(r.warm.median / (r.messages / 1000)).toFixed(2)} (warm)`);
+const per1k = (t: number, r: Row) => (t / (r.messages / 1000)).toFixed(2);
+const perK = [
+  "| messages | cold median per 1k msgs | cold min per 1k | warm median per 1k | baseline median per 1k | baseline min per 1k |",
+  "|---:|---:|---:|---:|---:|---:|",
+  ...scaled.map((r) => `| ${r.messages} | ${per1k(r.cold.median, r)} | ${per1k(r.cold.min, r)} | ${per1k(r.warm.median, r)} | ${per1k(r.baseline.median, r)} | ${per1k(r.baseline.min, r)} |`),
+];
 const noopAnchor = rows.find((r) => r.anchor === ANCHOR.x1);
 
 // A true no-op on the largest session: nothing summarized and error purge off (its errored args would be purged).
@@ -218,8 +238,9 @@ const out = [
   "`*` = the empty-state render still changed the array (error purge or orphan sweep act without any state), so it is not a no-op for that session.",
   "The machine is shared: when the load average exceeds the 2 cores, medians include preemption; `min` is the intrinsic cost.",
   "",
-  "Linearity (largest session and its concatenations):",
-  ...perK.map((l) => `- ${l}`),
+  "Linearity (largest session and its concatenations), ms per 1000 messages:",
+  "",
+  ...perK,
   noopAnchor ? `\nEmpty-state render on ${noopAnchor.messages} messages: ${f2(noopAnchor.noop.median)} ms (min ${f2(noopAnchor.noop.min)})${noopAnchor.noopPruned ? " — not a no-op here (error purge / orphan sweep act)" : ""}.` : "",
   trueNoop ? `True no-op (empty state, error purge off, nothing to sweep) on ${trueNoop.messages} messages: median ${f2(trueNoop.timing.median)} ms, min ${f2(trueNoop.timing.min)} ms, same reference returned: ${trueNoop.sameRef}; vs anchor ${ANCHOR.noop} ms = ${(ANCHOR.noop / trueNoop.timing.median).toFixed(1)}x.` : "",
 ].join("\n");

@@ -6,18 +6,23 @@
  * user. Applying the entries to already-rendered output changes nothing (the synthetic's presence
  * suppresses re-insertion, and nothing droppable remains inside).
  */
-import { buildRangeIndex } from "../chain-range.ts";
 import { overlapDiagnostic, rangeMismatchDiagnostic, unresolvedRangeDiagnostic } from "../diagnostics.ts";
 import { isObject, isSummaryMessage, type AssistantMessage, type UserMessage } from "../messages.ts";
 import type { CondenseState } from "../state.ts";
 import type { ChainEntry } from "../state-types.ts";
 import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../texts.ts";
-import { firstTextPart, isReadableAssistant, malformedReason } from "./message-shape.ts";
+import { firstTextPart, isChainSynthetic, isReadableAssistant, malformedReason } from "./message-shape.ts";
+import { markProduced } from "./message-size.ts";
 import { report, type RenderContext } from "./render-context.ts";
 import { summaryRefs } from "./summary-refs.ts";
 
 /** Per entry, derived once per state version. */
-interface EntryInfo { tag: string; protectedIds: ReadonlySet<string>; recorded: ReadonlySet<string> }
+interface EntryInfo {
+  tag: string;
+  protectedIds: ReadonlySet<string>;
+  /** recorded dropped ids -> the last walk stamp that counted them (see chainRangePrune) */
+  recorded: Map<string, number>;
+}
 
 interface ChainCache {
   blockById: Map<string, ChainEntry>;
@@ -43,7 +48,7 @@ function chainCache(state: CondenseState): ChainCache {
 function entryInfo(cache: ChainCache, entry: ChainEntry): EntryInfo {
   let i = cache.info.get(entry.blockId);
   if (!i) {
-    i = { tag: chainIdTagPrefix(entry.blockId), protectedIds: new Set(entry.protectedToolCallIds ?? []), recorded: new Set(entry.droppedToolCallIds ?? []) };
+    i = { tag: chainIdTagPrefix(entry.blockId), protectedIds: new Set(entry.protectedToolCallIds ?? []), recorded: new Map((entry.droppedToolCallIds ?? []).map((id) => [id, 0])) };
     cache.info.set(entry.blockId, i);
   }
   return i;
@@ -88,7 +93,7 @@ function synthetic(state: CondenseState, cache: ChainCache, entry: ChainEntry, s
     blocks += protectedOutputBlock(typeof r.toolName === "string" ? r.toolName : "unknown", text);
   }
   const text = compressedChainText(entry.blockId, entry.toolRefs ?? [], expandedBody(state, cache, entry), blocks);
-  const message: UserMessage = { role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt };
+  const message: UserMessage = markProduced({ role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt });
   cache.synthetics.set(entry.blockId, { sources, message });
   return message;
 }
@@ -99,7 +104,7 @@ function withoutThinking(m: unknown): unknown {
   if (!m.content.some((b) => isObject(b) && b.type === "thinking")) return m;
   let s = strippedByAssistant.get(m);
   if (!s) {
-    s = { ...m, content: m.content.filter((b) => !(isObject(b) && b.type === "thinking")) };
+    s = markProduced({ ...m, content: m.content.filter((b) => !(isObject(b) && b.type === "thinking")) });
     strippedByAssistant.set(m, s);
   }
   return s;
@@ -107,15 +112,93 @@ function withoutThinking(m: unknown): unknown {
 
 interface Accepted { entry: ChainEntry; start: number; end: number; order: number }
 
+/** Boundary timestamps of the state's entries (entry positions in `state.chains`), once per state. */
+/** timestamp -> entry position, or positions when entries share it (a hand-built state may). */
+type ByTs = Map<number, number | number[]>;
+interface Boundaries { starts: ByTs; ends: ByTs }
+function file(map: ByTs, ts: number, k: number): void {
+  const had = map.get(ts);
+  map.set(ts, had === undefined ? k : Array.isArray(had) ? [...had, k] : [had, k]);
+}
+const boundariesByState = new WeakMap<CondenseState, Boundaries>();
+function boundaries(state: CondenseState): Boundaries {
+  let b = boundariesByState.get(state);
+  if (!b) {
+    b = { starts: new Map(), ends: new Map() };
+    state.chains.forEach((e, k) => {
+      file(b!.starts, e.startUserTimestamp, k);
+      const f = e.finalAssistantTimestamp;
+      if (typeof f === "number") file(b!.ends, f, k);
+    });
+    boundariesByState.set(state, b);
+  }
+  return b;
+}
+
+/** Render counter: marks which recorded ids one entry's walk has already counted (no per-render set). */
+let walkStamp = 0;
+
+/**
+ * One scan over the array resolves every entry (CAP-RENDER-9, same rule as chain-range.ts
+ * buildRangeIndex with synthetics skipped: a boundary must occur exactly once and the start must come
+ * first) and notes where per-batch summaries are, without building a per-timestamp index.
+ */
+function resolveAll(messages: readonly unknown[], state: CondenseState, summaryAt: number[]): { pos: Int32Array; count: Int32Array } {
+  const { starts, ends } = boundaries(state);
+  const e = state.chains.length;
+  // [start position, end position] and [start count, end count] per entry
+  const pos = new Int32Array(2 * e).fill(-1);
+  const count = new Int32Array(2 * e);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (typeof m !== "object" || m === null) continue;
+    const r = m as Record<string, unknown>;
+    const role = r.role;
+    if (role === "user") {
+      const ts = r.timestamp;
+      if (typeof ts !== "number") continue;
+      const k = starts.get(ts);
+      if (k === undefined || isChainSynthetic(r)) continue;
+      if (typeof k === "number") { pos[2 * k] = i; count[2 * k]! += 1; }
+      else for (const j of k) { pos[2 * j] = i; count[2 * j]! += 1; }
+    } else if (role === "assistant") {
+      const ts = r.timestamp;
+      if (typeof ts !== "number") continue;
+      const k = ends.get(ts);
+      if (k === undefined) continue;
+      if (typeof k === "number") { pos[2 * k + 1] = i; count[2 * k + 1]! += 1; }
+      else for (const j of k) { pos[2 * j + 1] = i; count[2 * j + 1]! += 1; }
+    } else if (role === "custom" && isSummaryMessage(r)) summaryAt.push(i);
+  }
+  return { pos, count };
+}
+
+/** The bare ids a pass dropped (calls and results inside accepted ranges); only legacy refs need it. */
+function droppedIds(messages: readonly unknown[], accepted: readonly Accepted[]): Set<string> {
+  const ids = new Set<string>();
+  for (const a of accepted) {
+    for (let i = a.start + 1; i < a.end; i++) {
+      const r = messages[i] as Record<string, unknown> | null;
+      if (typeof r !== "object" || r === null) continue;
+      if (r.role === "assistant" && Array.isArray(r.content)) {
+        for (const b of r.content as unknown[]) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") ids.add(b.id);
+      } else if (r.role === "toolResult" && typeof r.toolCallId === "string" && Array.isArray(r.content)) ids.add(r.toolCallId);
+    }
+  }
+  return ids;
+}
+
 export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
   const cc = ctx.settings.chainCompression;
   const { state } = ctx;
   if (!cc || cc.enabled === false || state.chains.length === 0) return messages;
-  const index = buildRangeIndex(messages, { skipChainSynthetics: true });
+  const summaryAt: number[] = [];
+  const { pos, count } = resolveAll(messages, state, summaryAt);
   const resolved: Accepted[] = [];
   state.chains.forEach((entry, order) => {
-    const r = index.resolve(entry);
-    if (r) resolved.push({ entry, start: r.startIndex, end: r.endIndex, order });
+    const ok = entry.finalAssistantTimestamp !== null && entry.finalAssistantTimestamp !== undefined &&
+      count[2 * order] === 1 && count[2 * order + 1] === 1 && pos[2 * order]! < pos[2 * order + 1]!;
+    if (ok) resolved.push({ entry, start: pos[2 * order]!, end: pos[2 * order + 1]!, order });
     else report(ctx, unresolvedRangeDiagnostic(entry.blockId, entry.startUserTimestamp, entry.finalAssistantTimestamp ?? null));
   });
   if (resolved.length === 0) return messages;
@@ -137,17 +220,21 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const drop = new Uint8Array(n);
   const insertAfter = new Map<number, UserMessage>();
   const replace = new Map<number, unknown>();
-  /** dropped result timestamps -> their ids (occurrence match without building key strings) */
-  const droppedResults = new Map<number, string[]>();
-  const droppedBare = new Set<string>();
+  /** dropped result timestamp -> its id (or ids): occurrence match without building key strings */
+  const droppedResults = new Map<number, string | string[]>();
+  let anyDropped = false;
   const strip = cc.stripFinalAssistantThinking !== false;
   let changed = false;
 
   for (const a of accepted) {
     const { entry } = a;
     const info = entryInfo(cache, entry);
+    const stamp = ++walkStamp;
+    // CAP-RENDER-13 bookkeeping without a per-render set: recorded ids seen (each counted once via
+    // the stamp) and whether any seen id is unrecorded.
+    let recordedSeen = 0;
+    let unrecorded = false;
     // One role dispatch per message; unreadable entries (see message-shape.ts) are left in place.
-    const seen = new Set<string>();
     let sources: Record<string, unknown>[] | undefined;
     let present = false;
     for (let i = a.start + 1; i < a.end; i++) {
@@ -160,16 +247,27 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
         if (!Array.isArray(c)) continue;
         for (let j = 0; j < c.length; j++) {
           const b = c[j] as Record<string, unknown> | null;
-          if (typeof b === "object" && b !== null && b.type === "toolCall" && typeof b.id === "string") seen.add(b.id);
+          if (typeof b !== "object" || b === null || b.type !== "toolCall") continue;
+          const id = b.id;
+          if (typeof id !== "string") continue;
+          anyDropped = true;
+          const s = info.recorded.get(id);
+          if (s === undefined) unrecorded = true;
+          else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
         }
       } else if (role === "toolResult") {
         const id = r.toolCallId;
         if (typeof id !== "string" || !Array.isArray(r.content)) continue;
-        seen.add(id);
+        anyDropped = true;
+        const s = info.recorded.get(id);
+        if (s === undefined) unrecorded = true;
+        else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
         const ts = r.timestamp;
         if (typeof ts === "number" && Number.isFinite(ts)) {
-          const ids = droppedResults.get(ts);
-          if (ids) ids.push(id); else droppedResults.set(ts, [id]);
+          const had = droppedResults.get(ts);
+          if (had === undefined) droppedResults.set(ts, id);
+          else if (typeof had === "string") droppedResults.set(ts, [had, id]);
+          else had.push(id);
         }
         if (info.protectedIds.has(id)) (sources ??= []).push(r);
       } else if (role === "custom") {
@@ -181,17 +279,14 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       drop[i] = 1;
       changed = true;
     }
-    let mismatch = seen.size !== info.recorded.size;
-    for (const id of seen) {
-      droppedBare.add(id);
-      if (!info.recorded.has(id)) mismatch = true;
-    }
     if (!present) {
       insertAfter.set(a.start, synthetic(state, cache, entry, sources ?? NO_SOURCES));
       changed = true;
       // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
       // where the recorded ids are legitimately gone.
-      if (mismatch) report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, seen.size));
+      if (unrecorded || recordedSeen !== info.recorded.size) {
+        report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, recordedSeen + (unrecorded ? distinctUnrecorded(messages, a, info.recorded) : 0)));
+      }
     }
     if (strip) {
       const final = messages[a.end];
@@ -201,14 +296,18 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   }
 
   // CAP-RENDER-15: per-batch summaries anywhere in the array whose refs this pass dropped.
-  if (droppedBare.size > 0) {
-    for (let i = 0; i < n; i++) {
+  if (anyDropped) {
+    let bare: Set<string> | undefined;
+    for (const i of summaryAt) {
       if (drop[i]) continue;
-      const m = messages[i];
-      if (!isSummaryMessage(m)) continue;
+      const m = messages[i] as { details?: unknown };
       for (const r of summaryRefs(m)) {
         // refs with a timestamp match dropped occurrences exactly; legacy refs match dropped bare ids
-        const hit = r.ts !== undefined ? droppedResults.get(r.ts)?.includes(r.id) === true : droppedBare.has(r.id);
+        let hit: boolean;
+        if (r.ts !== undefined) {
+          const v = droppedResults.get(r.ts);
+          hit = v === r.id || (Array.isArray(v) && v.includes(r.id));
+        } else hit = (bare ??= droppedIds(messages, accepted)).has(r.id);
         if (hit) { drop[i] = 1; changed = true; break; }
       }
     }
@@ -222,4 +321,12 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     if (s) out.push(s);
   }
   return out;
+}
+
+/** Distinct unrecorded ids in one range (only for the mismatch diagnostic's count). */
+function distinctUnrecorded(messages: readonly unknown[], a: Accepted, recorded: ReadonlyMap<string, number>): number {
+  const ids = droppedIds(messages, [a]);
+  let n = 0;
+  for (const id of ids) if (!recorded.has(id)) n++;
+  return n;
 }

@@ -14,6 +14,7 @@
 import { isObject, isSummaryMessage, type AssistantMessage } from "../messages.ts";
 import { purgedArgs } from "../texts.ts";
 import { isReadableAssistant, isReadableToolResult } from "./message-shape.ts";
+import { markProduced } from "./message-size.ts";
 import type { RenderContext } from "./render-context.ts";
 import { answeredEarlier, callsId } from "./turn-pairing.ts";
 
@@ -113,7 +114,7 @@ function purgedCopy(m: AssistantMessage, ids: readonly string[], minChars: numbe
     const field = argsField(b)!;
     return { ...b, [field]: purgedArgs(argChars(b, field)) };
   });
-  const copy = { ...m, content } as AssistantMessage;
+  const copy = markProduced({ ...m, content } as AssistantMessage);
   if (!byIds) { byIds = new Map(); purgedByAssistant.set(m, byIds); }
   byIds.set(sig, copy);
   return copy;

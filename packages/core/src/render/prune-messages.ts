@@ -7,8 +7,11 @@
  *
  * Sizes: on a pruned render `beforeChars`/`afterChars` equal `JSON.stringify(array).length` of input
  * and output, summed from per-message lengths memoized by message fingerprint for the state's lifetime
- * (message-size.ts), so a render serializes only messages it has not seen at this state version. On a no-op render they are the 0/0 sentinel of the spec:
- * a clean render measures nothing, and the footer keeps the last pruned measurement (CAP-RENDER-21).
+ * (message-size.ts), so a render serializes only messages it has not seen at this state version; the
+ * output is measured from the input pass (its kept elements are input elements, in order) plus the
+ * replacements Condense built. On a no-op render, and with `measure: false`, they are the 0/0 sentinel
+ * of the spec: a clean render measures nothing, and the footer keeps the last pruned measurement
+ * (CAP-RENDER-21).
  */
 import type { Diagnostic } from "../diagnostics.ts";
 import type { AgentMessage } from "../messages.ts";
@@ -18,7 +21,7 @@ import type { CondenseState } from "../state.ts";
 import { chainRangePrune } from "./chain-range-prune.ts";
 import { errorPurge } from "./error-purge.ts";
 import { reportMalformed } from "./malformed-scan.ts";
-import { arrayChars, createSizeMemo, type SizeMemo } from "./message-size.ts";
+import { createSizeMemo, renderChars, type SizeMemo } from "./message-size.ts";
 import { orphanSweep } from "./orphan-sweep.ts";
 import type { RenderContext, RenderStats } from "./render-context.ts";
 import { stubReplace } from "./stub-replace.ts";
@@ -70,5 +73,7 @@ export function pruneMessages(messages: readonly AgentMessage[], state: Condense
   out = orphanSweep(out, ctx);
   const diagnostics = ctx.diagnostics ?? NO_DIAGNOSTICS;
   if (out === input) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics, stats };
-  return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: arrayChars(input, sizeMemo(state)), afterChars: arrayChars(out, sizeMemo(state)), diagnostics, stats };
+  if (options?.measure === false) return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: 0, afterChars: 0, diagnostics, stats };
+  const sizes = renderChars(input, out, sizeMemo(state));
+  return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: sizes.before, afterChars: sizes.after, diagnostics, stats };
 }

@@ -11,6 +11,7 @@ import { recordFor, hasLegacyBareRecord, isSummarized, type CondenseState } from
 import type { ToolCallRecord } from "../state-types.ts";
 import { QUERY_TOOL_NAME, storedStubText, summaryStubText } from "../texts.ts";
 import { isChainSynthetic, isReadableToolResult } from "./message-shape.ts";
+import { markProduced } from "./message-size.ts";
 import type { RenderContext } from "./render-context.ts";
 
 interface StubDecision {
@@ -79,7 +80,7 @@ function lookup(state: CondenseState, m: ToolResultMessage, ts: number | undefin
     : summaryStubText(ref);
   const stub: ToolResultMessage = { role: "toolResult", toolCallId: m.toolCallId, toolName: name, content: [{ type: "text", text }], isError: false };
   if (ts !== undefined) stub.timestamp = ts;
-  return { key, record, stub };
+  return { key, record, stub: markProduced(stub) };
 }
 
 /** A copy of the stub (rendered output cloned by the host) is already stubbed. */

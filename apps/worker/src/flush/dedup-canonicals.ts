@@ -6,7 +6,7 @@
  * original output back through context_tree_query.
  */
 import { callKey, contentHash, type CapturedBatch, type CondenseSettings } from "@condense/core";
-import { findCanonicalByHash, findIndexedKeys, type Db, type RecordWrite } from "@condense/db";
+import { findCanonicalByHash, type Db, type RecordWrite } from "@condense/db";
 
 export interface Canonicals {
   byHash: Map<string, string>;
@@ -26,14 +26,15 @@ export async function loadCanonicals(
   const hashes = batches.flatMap((b) => b.toolCalls.map((c) => c.contentHash ?? contentHash(c.toolName, c.resultText)));
   if (hashes.length === 0) return { byHash, copies };
   const tenantScope = settings.dedupScope === "tenant";
-  const found = await findCanonicalByHash(db, { tenantId: key.tenantId, sessionId: tenantScope ? null : key.sessionId, hashes });
-  const foreign = [...found.values()].filter((c) => c.sessionId !== key.sessionId);
-  // A foreign key already present here was copied by an earlier flush (occurrence keys embed a
-  // provider id and a timestamp, so two sessions never share one for different content).
-  const present = foreign.length > 0 ? await findIndexedKeys(db, { ...key, keys: foreign.map((c) => c.record.key) }) : new Set<string>();
+  // `presentInSession`: a foreign key already present here was copied by an earlier flush (occurrence
+  // keys embed a provider id and a timestamp, so two sessions never share one for different content).
+  // Read in the same statement; only tenant scope can return foreign canonicals.
+  const found = await findCanonicalByHash(db, {
+    tenantId: key.tenantId, sessionId: tenantScope ? null : key.sessionId, hashes, ...(tenantScope ? { presentIn: key.sessionId } : {}),
+  });
   const own = new Set(batches.flatMap((b) => b.toolCalls.map((c) => callKey(c))));
   for (const [hash, c] of found) {
-    if (c.sessionId !== key.sessionId && !present.has(c.record.key)) {
+    if (c.sessionId !== key.sessionId && c.presentInSession !== true) {
       // The copy would collide with a pending capture of this very flush: not a usable canonical.
       if (own.has(c.record.key)) continue;
       const { shortRef: _ref, summaryId: _summary, backfilled: _b, ...rest } = c.record;

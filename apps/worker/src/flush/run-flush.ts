@@ -14,10 +14,9 @@ import { createHash } from "node:crypto";
 import { assembleFlush, normalizeSettings, planFlush, callKey, type CondenseSettings, type FlushOutcome } from "@condense/core";
 import {
   commitFlush,
-  findIndexedKeys,
   getFlushRequest,
-  loadPendingCaptures,
-  nextFlushAttempt,
+  getFlushRequestForRun,
+  loadPendingForFlush,
   notePendingReason,
   recordFlushMetrics,
   reserveRefs,
@@ -85,8 +84,14 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
   const { db } = deps;
   const { tenantId, sessionId, flushRequestId } = job.payload;
   const key = { tenantId, sessionId };
-  const request = await getFlushRequest(db, tenantId, flushRequestId);
-  if (!request || request.sessionId !== sessionId) throw new NonRetryableJobError(`flush request ${flushRequestId} not found for ${tenantId}/${sessionId}`);
+  // The request (with its attempt number and ref reservation) and the pending captures up to its
+  // cursor are independent reads: one round trip. The captures go unused for a committed request.
+  const [loaded, firstPending] = await Promise.all([
+    getFlushRequestForRun(db, { tenantId, flushRequestId, queueAttempt: job.attempt }),
+    loadPendingForFlush(db, { ...key, flushRequestId }),
+  ]);
+  if (!loaded || loaded.request.sessionId !== sessionId) throw new NonRetryableJobError(`flush request ${flushRequestId} not found for ${tenantId}/${sessionId}`);
+  const { request, attempt } = loaded;
   const settings = normalizeSettings(request.settings);
 
   // A re-delivery after the commit (crash before the ack, a stall): finish what may be missing.
@@ -97,7 +102,6 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
     deps.hooks?.reached("before-ack");
     return { status: "already-committed", ...(chains ? { chains } : {}), timings: clock.done() };
   }
-  const attempt = await nextFlushAttempt(db, { flushRequestId, queueAttempt: job.attempt });
   clock.lap("load");
   const baseMetrics = { queueWaitMs: Math.max(0, job.startedAt - job.enqueuedAt), workerId: deps.workerId };
   if (request.status === "coalesced") {
@@ -108,7 +112,8 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
   }
 
   for (let round = 0; ; round++) {
-    const pending = await loadPendingCaptures(db, { ...key, cursor: request.cursor });
+    // A re-plan after a stale commit reads the captures again.
+    const { batches: pending, indexed } = round === 0 ? firstPending : await loadPendingForFlush(db, { ...key, flushRequestId });
     if (pending.length === 0) {
       clock.lap("pending");
       await recordFlushMetrics(db, { tenantId, flushRequestId, attempt, outcome: "empty", settle: "committed", ...baseMetrics, runMs: performance.now() - started });
@@ -116,7 +121,6 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
       deps.hooks?.reached("before-ack");
       return { status: "empty", outcome: "empty", attempt, timings: clock.done() };
     }
-    const indexed = await findIndexedKeys(db, { ...key, keys: pending.flatMap((b) => b.toolCalls.map((c) => c.occurrenceKey)) });
     clock.lap("pending");
     const { batches, trimmed } = prepareBatches(pending, indexed, settings);
     const canonicals = await loadCanonicals(db, key, batches, settings);
@@ -125,7 +129,7 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
     const toReserve = plan.batches.filter((b) => b.kind === "summarize").map((b) => b.calls.map((c) => callKey(c)));
     clock.lap("plan");
     const reservation = toReserve.length > 0
-      ? await reserveRefs(db, { ...key, flushRequestId, keys: toReserve })
+      ? await reserveRefs(db, { ...key, flushRequestId, keys: toReserve, ...(round === 0 ? { known: loaded.refReservation } : {}) })
       : { byKey: new Map<string, string>() };
     clock.lap("reserve");
 

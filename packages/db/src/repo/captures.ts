@@ -3,10 +3,10 @@
  * id, same calls) changes nothing and reports its calls as duplicates. The flush job reads pending
  * captures up to its cursor, in capture order, regrouped into the batches the client sent.
  */
-import { and, asc, eq, lte, max, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, lte, max, sql } from "drizzle-orm";
 import { occKey, type CapturedBatch, type CapturedToolCall } from "@condense/core";
 import type { Db } from "../client.ts";
-import { captures, sessions, type CaptureStatus } from "../schema/index.ts";
+import { captures, dedupAliases, flushRequests, sessions, toolCallRecords, type CaptureStatus } from "../schema/index.ts";
 import { ensureSession, type SessionKey } from "./sessions.ts";
 
 export interface InsertCapturesInput extends SessionKey {
@@ -111,6 +111,47 @@ export async function loadPendingCaptures(db: Db, input: SessionKey & { cursor: 
       ),
     )
     .orderBy(asc(captures.seq));
+  return groupPendingRows(rows);
+}
+
+export interface PendingForFlush {
+  batches: PendingBatch[];
+  /** Occurrence keys among them that already have a record or a dedup alias in the session. */
+  indexed: Set<string>;
+}
+
+/**
+ * The flush job's first read, in one statement: the pending captures up to the request's cursor
+ * (read from the request row, so this can run alongside the request read) and which of them are
+ * already indexed (a record or an alias with the same key: the frontier trim).
+ */
+export async function loadPendingForFlush(db: Db, input: SessionKey & { flushRequestId: string }): Promise<PendingForFlush> {
+  const cursor = db
+    .select({ cursor: flushRequests.cursor })
+    .from(flushRequests)
+    .where(and(eq(flushRequests.tenantId, input.tenantId), eq(flushRequests.id, input.flushRequestId)));
+  const rows = await db
+    .select({
+      ...getTableColumns(captures),
+      // Qualified by hand: drizzle renders a column inside a select field without its table.
+      indexed: sql<boolean>`(exists (select 1 from ${toolCallRecords} r where r.tenant_id = "captures"."tenant_id" and r.session_id = "captures"."session_id" and r.key = "captures"."occurrence_key")
+        or exists (select 1 from ${dedupAliases} a where a.tenant_id = "captures"."tenant_id" and a.session_id = "captures"."session_id" and a.key = "captures"."occurrence_key"))`,
+    })
+    .from(captures)
+    .where(
+      and(
+        eq(captures.tenantId, input.tenantId),
+        eq(captures.sessionId, input.sessionId),
+        eq(captures.status, "pending"),
+        lte(captures.seq, sql`(${cursor})`),
+      ),
+    )
+    .orderBy(asc(captures.seq));
+  return { batches: groupPendingRows(rows), indexed: new Set(rows.filter((r) => r.indexed).map((r) => r.occurrenceKey)) };
+}
+
+/** Capture rows (in seq order) regrouped into the client's batches (capture id + batch index). */
+function groupPendingRows(rows: (typeof captures.$inferSelect)[]): PendingBatch[] {
   const batches = new Map<string, PendingBatch>();
   for (const r of rows) {
     const id = `${r.captureId}\u0000${r.batchIndex}`;

@@ -2,9 +2,9 @@
  * Flush requests: what a client asked for (trigger, pre-flush metrics, detected chains, settings).
  * The request row is written before the job is enqueued, and the job carries only its id and cursor.
  */
-import { and, eq, max, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, max, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
-import { captures, flushRequests, type FlushRequestStatus } from "../schema/index.ts";
+import { captures, flushMetrics, flushRequests, type FlushRequestStatus } from "../schema/index.ts";
 import { ensureSession, type SessionKey } from "./sessions.ts";
 
 export interface FlushRequest {
@@ -65,6 +65,36 @@ export async function createFlushRequest(db: Db, input: CreateFlushRequestInput)
 export async function getFlushRequest(db: Db, tenantId: string, id: string): Promise<FlushRequest | null> {
   const [row] = await db.select().from(flushRequests).where(and(eq(flushRequests.tenantId, tenantId), eq(flushRequests.id, id)));
   return row ?? null;
+}
+
+export interface FlushRequestForRun {
+  request: FlushRequest;
+  /**
+   * The attempt number a new run of this request records: the queue's attempt, or one past the last
+   * recorded attempt when a released run (shutdown, stall) is re-delivered under the same number.
+   */
+  attempt: number;
+  /** Refs already reserved for this request (occurrence key -> ref), for `reserveRefs`' fast path. */
+  refReservation: Record<string, string>;
+}
+
+/**
+ * What a flush run reads first, in one round trip: the request, its last recorded attempt and its
+ * ref reservation. Null when the request does not exist for this tenant.
+ */
+export async function getFlushRequestForRun(db: Db, input: { tenantId: string; flushRequestId: string; queueAttempt: number }): Promise<FlushRequestForRun | null> {
+  const { refReservation: _r, ...columns } = getTableColumns(flushRequests);
+  const [row] = await db
+    .select({
+      ...columns,
+      refReservation: flushRequests.refReservation,
+      lastAttempt: sql<number | null>`(select max(m.attempt) from ${flushMetrics} m where m.flush_request_id = "flush_requests"."id")`,
+    })
+    .from(flushRequests)
+    .where(and(eq(flushRequests.tenantId, input.tenantId), eq(flushRequests.id, input.flushRequestId)));
+  if (!row) return null;
+  const { lastAttempt, refReservation, ...request } = row;
+  return { request, attempt: Math.max(input.queueAttempt, Number(lastAttempt ?? 0) + 1), refReservation: refReservation ?? {} };
 }
 
 export class FlushRequestConflictError extends Error {

@@ -5,6 +5,13 @@
  * keys it reserved before get the same refs back (a retried job writes identical rows), and only new
  * keys advance the session counter. Numbers reserved for a batch that never commits are gaps: refs
  * stay monotonic and are never reused, which is all the render and query paths need.
+ *
+ * Fast path (`known`: the reservation the caller read with the request) for keys not reserved yet:
+ * ONE statement advances the session counter (its row lock orders it with
+ * every other writer of `next_ref`) and writes the new refs, on condition that the request's
+ * reservation is still exactly `known` (compare-and-set under the request's row lock). If another run
+ * of the request reserved meanwhile, the numbers just taken are burned (a gap) and the locked
+ * transaction below decides.
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
@@ -18,6 +25,8 @@ export interface ReserveRefsInput {
   flushRequestId: string;
   /** Occurrence keys grouped per batch, in minting order. */
   keys: string[][];
+  /** The request's reservation as the caller last read it (getFlushRequestForRun): enables the fast path. */
+  known?: Record<string, string>;
 }
 
 export interface RefReservation {
@@ -31,6 +40,50 @@ export interface RefReservation {
 }
 
 export async function reserveRefs(db: Db, input: ReserveRefsInput): Promise<RefReservation> {
+  if (input.known) {
+    const fast = await reserveKnown(db, { ...input, known: input.known });
+    if (fast) return fast;
+  }
+  return reserveLocked(db, input);
+}
+
+/** The fast path: null when the request's reservation changed since the caller read it. */
+async function reserveKnown(db: Db, input: ReserveRefsInput & { known: Record<string, string> }): Promise<RefReservation | null> {
+  const { tenantId, sessionId, known } = input;
+  const fresh = [...new Set(input.keys.flat())].filter((k) => known[k] === undefined);
+  const assign = (reserved: Record<string, string>, minted: number, nextRef: number): RefReservation => {
+    const byKey = new Map<string, string>();
+    const groups = input.keys.map((g) => g.map((k) => { const ref = reserved[k]!; byKey.set(k, ref); return ref; }));
+    return { groups, byKey, minted, nextRef };
+  };
+  // Everything reserved already (a retry): the locked path returns it and the current counter.
+  if (fresh.length === 0) return null;
+  const n = fresh.length;
+  const knownJson = JSON.stringify(known);
+  const rows = await db.execute(sql`
+    with s as (
+      update ${sessions} set next_ref = next_ref + ${n}, updated_at = now()
+      where tenant_id = ${tenantId} and session_id = ${sessionId}
+        and exists (select 1 from ${flushRequests} where id = ${input.flushRequestId} and tenant_id = ${tenantId} and session_id = ${sessionId}
+                    and coalesce(ref_reservation, '{}'::jsonb) = ${knownJson}::jsonb)
+      returning next_ref - ${n} as first
+    ), r as (
+      update ${flushRequests} fr
+      set ref_reservation = coalesce(fr.ref_reservation, '{}'::jsonb) || (
+        select jsonb_object_agg(k.key, 't' || (s.first + k.ord - 1)) from s, jsonb_array_elements_text(${JSON.stringify(fresh)}::jsonb) with ordinality as k(key, ord))
+      where fr.id = ${input.flushRequestId} and coalesce(fr.ref_reservation, '{}'::jsonb) = ${knownJson}::jsonb and exists (select 1 from s)
+      returning fr.ref_reservation
+    )
+    select (select first from s) as first, (select ref_reservation from r) as reservation`);
+  // postgres.js returns the rows, PGlite a result object holding them.
+  const list = (Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows) as { first: number | null; reservation: Record<string, string> | string | null }[];
+  const row = list[0];
+  if (!row || row.first === null || row.reservation === null) return null;
+  const reservation = typeof row.reservation === "string" ? (JSON.parse(row.reservation) as Record<string, string>) : row.reservation;
+  return assign(reservation, n, Number(row.first) + n);
+}
+
+async function reserveLocked(db: Db, input: ReserveRefsInput): Promise<RefReservation> {
   const { tenantId, sessionId } = input;
   return db.transaction(async (tx) => {
     await lockSession(tx, tenantId, sessionId);

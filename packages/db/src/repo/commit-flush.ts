@@ -12,9 +12,9 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DedupAlias, Frontier, SummarizerStats, SummaryEntry } from "@condense/core";
 import type { Db, Tx } from "../client.ts";
 import { captures, dedupAliases, flushRequests, frontiers, sessions, summaries, toolCallRecords } from "../schema/index.ts";
-import { lockSession } from "../session-lock.ts";
+import { sessionLockKey } from "../session-lock.ts";
 import type { CaptureSettlement } from "./captures.ts";
-import { insertFlushMetricsRow, markCoalesced, type FlushMetricsWrite } from "./flush-metrics.ts";
+import { flushMetricsInsert, markCoalescedQuery, type FlushMetricsWrite } from "./flush-metrics.ts";
 import type { FlushRequest } from "./flush-requests.ts";
 import { mintRefs, type MintedRefs } from "./ref-minting.ts";
 import { addStats, hasStats } from "./stats-sum.ts";
@@ -60,86 +60,143 @@ export interface CommitFlushResult {
   conflicts?: string[];
 }
 
+/** Thrown inside the commit transaction to roll back writes sent alongside a conflict probe that found conflicts. */
+class StaleCommit extends Error {
+  constructor(readonly conflicts: string[], readonly version: number, readonly nextRef: number) {
+    super("stale flush commit");
+  }
+}
+
+/**
+ * Round trips: BEGIN; the lock, the request and the session row (sent together, run in order); the
+ * staleness probes and every write (sent together: the probes run first and see the state before the
+ * writes, and a probe that finds a conflict rolls the whole transaction back); COMMIT.
+ */
 export async function commitFlush(db: Db, input: CommitFlushInput): Promise<CommitFlushResult> {
   const { tenantId, sessionId } = input;
-  return db.transaction(async (tx) => {
-    await lockSession(tx, tenantId, sessionId);
-    const request = await loadRequest(tx, tenantId, sessionId, input.flushRequestId);
-    if (request.status === "committed" && request.result) {
-      return { ...(request.result as unknown as CommitFlushResult), status: "already-committed" as const };
-    }
-    const session = await loadSessionForUpdate(tx, tenantId, sessionId);
+  try {
+    return await db.transaction(async (tx) => {
+      const [, requestRows, sessionRows] = await Promise.all([
+        send(tx.execute(sql`select pg_advisory_xact_lock(${sessionLockKey(tenantId, sessionId)}::bigint)`)),
+        send(tx.select().from(flushRequests).where(and(eq(flushRequests.tenantId, tenantId), eq(flushRequests.id, input.flushRequestId)))),
+        send(sessionForUpdate(tx, tenantId, sessionId)),
+      ]);
+      const request = requestRow(requestRows[0], tenantId, sessionId, input.flushRequestId);
+      const session = sessionRows[0];
+      if (!session) throw new Error(`session ${tenantId}/${sessionId} not found`);
+      if (request.status === "committed" && request.result) {
+        return { ...(request.result as unknown as CommitFlushResult), status: "already-committed" as const };
+      }
 
-    const minted = mintRefs(session.nextRef, input.mintRefs);
-    const w = typeof input.writes === "function" ? input.writes(minted) : input.writes;
-
-    const conflicts = await findConflicts(tx, tenantId, sessionId, w);
-    if (conflicts.length > 0) {
-      return { status: "stale" as const, version: session.version, refs: {}, nextRef: session.nextRef, written: emptyWritten(), conflicts };
-    }
-
-    const changesState = w.records.length + w.summaries.length + w.aliases.length > 0 || w.frontier !== null || hasStats(w.stats);
-    const version = changesState ? session.version + 1 : session.version;
-    const fr = input.flushRequestId;
-
-    for (const chunk of chunks(w.records.map((r) => recordToRow(tenantId, sessionId, version, fr, r)), 200)) {
-      await tx.insert(toolCallRecords).values(chunk).onConflictDoUpdate({
-        target: [toolCallRecords.tenantId, toolCallRecords.sessionId, toolCallRecords.key],
-        set: excludedSet(["tool_call_id", "tool_name", "args", "result_text", "is_error", "turn_index", "batch_timestamp", "result_timestamp", "short_ref", "content_hash", "stored_bytes", "stored_preview", "stored_body", "summary_id", "backfilled", "version", "flush_request_id"]),
+      const minted = mintRefs(session.nextRef, input.mintRefs);
+      const w = typeof input.writes === "function" ? input.writes(minted) : input.writes;
+      const changesState = w.records.length + w.summaries.length + w.aliases.length > 0 || w.frontier !== null || hasStats(w.stats);
+      const version = changesState ? session.version + 1 : session.version;
+      const fr = input.flushRequestId;
+      const settlements = groupSettlements(w.captures);
+      // What the capture updates and the metrics insert will report; checked after the batch, and the
+      // stored result is rewritten in the rare case they differ.
+      const expected = { captures: settlements.reduce((n, g) => n + new Set(g.keys).size, 0), metricsRow: true };
+      const resultWith = (settled: number, metricsRow: boolean): CommitFlushResult => ({
+        status: "committed",
+        version,
+        refs: Object.fromEntries(minted.byKey),
+        nextRef: minted.nextRef,
+        written: { records: w.records.length, summaries: w.summaries.length, aliases: w.aliases.length, captures: settled, frontier: w.frontier !== null, metricsRow },
       });
-    }
-    for (const chunk of chunks(w.summaries.map((s) => summaryToRow(tenantId, sessionId, version, fr, s)), 200)) {
-      await tx.insert(summaries).values(chunk).onConflictDoUpdate({
-        target: [summaries.tenantId, summaries.sessionId, summaries.id],
-        set: excludedSet(["text", "refs", "coverage", "tool_names", "turn_index", "timestamp", "version", "flush_request_id"]),
-      });
-    }
-    for (const chunk of chunks(w.aliases.map((a) => aliasToRow(tenantId, sessionId, version, fr, a)), 500)) {
-      await tx.insert(dedupAliases).values(chunk).onConflictDoUpdate({
-        target: [dedupAliases.tenantId, dedupAliases.sessionId, dedupAliases.key],
-        set: excludedSet(["original_key", "version", "flush_request_id"]),
-      });
-    }
-    if (w.frontier) {
-      const row = frontierToRow(tenantId, sessionId, version, w.frontier);
-      const { tenantId: _t, sessionId: _s, ...set } = row;
-      await tx.insert(frontiers).values(row).onConflictDoUpdate({ target: [frontiers.tenantId, frontiers.sessionId], set });
-    }
-    let settled = 0;
-    for (const group of groupSettlements(w.captures)) {
-      const rows = await tx
+      const result = resultWith(expected.captures, expected.metricsRow);
+      const storeResult = (r: CommitFlushResult) => send(tx
+        .update(flushRequests)
+        .set({ status: "committed", completedAt: sql`now()`, committedVersion: version, result: r as unknown as Record<string, unknown> })
+        .where(eq(flushRequests.id, request.id)));
+
+      // Every statement below is sent now, in this order: each is started with send() (synchronously).
+      const probes = conflictProbes(tx, tenantId, sessionId, w);
+      const writes: Promise<unknown>[] = [];
+      for (const chunk of chunks(w.records.map((r) => recordToRow(tenantId, sessionId, version, fr, r)), 200)) {
+        writes.push(send(tx.insert(toolCallRecords).values(chunk).onConflictDoUpdate({
+          target: [toolCallRecords.tenantId, toolCallRecords.sessionId, toolCallRecords.key],
+          set: excludedSet(["tool_call_id", "tool_name", "args", "result_text", "is_error", "turn_index", "batch_timestamp", "result_timestamp", "short_ref", "content_hash", "stored_bytes", "stored_preview", "stored_body", "summary_id", "backfilled", "version", "flush_request_id"]),
+        })));
+      }
+      for (const chunk of chunks(w.summaries.map((s) => summaryToRow(tenantId, sessionId, version, fr, s)), 200)) {
+        writes.push(send(tx.insert(summaries).values(chunk).onConflictDoUpdate({
+          target: [summaries.tenantId, summaries.sessionId, summaries.id],
+          set: excludedSet(["text", "refs", "coverage", "tool_names", "turn_index", "timestamp", "version", "flush_request_id"]),
+        })));
+      }
+      for (const chunk of chunks(w.aliases.map((a) => aliasToRow(tenantId, sessionId, version, fr, a)), 500)) {
+        writes.push(send(tx.insert(dedupAliases).values(chunk).onConflictDoUpdate({
+          target: [dedupAliases.tenantId, dedupAliases.sessionId, dedupAliases.key],
+          set: excludedSet(["original_key", "version", "flush_request_id"]),
+        })));
+      }
+      if (w.frontier) {
+        const row = frontierToRow(tenantId, sessionId, version, w.frontier);
+        const { tenantId: _t, sessionId: _s, ...set } = row;
+        writes.push(send(tx.insert(frontiers).values(row).onConflictDoUpdate({ target: [frontiers.tenantId, frontiers.sessionId], set })));
+      }
+      const settled = Promise.all(settlements.map((group) => send(tx
         .update(captures)
         .set({ status: group.status, statusReason: group.reason ?? null, settledBy: fr })
         .where(and(eq(captures.tenantId, tenantId), eq(captures.sessionId, sessionId), inArray(captures.occurrenceKey, group.keys)))
-        .returning({ seq: captures.seq });
-      settled += rows.length;
-    }
-    const metricsRow = await insertFlushMetricsRow(tx, request, input.attempt, w.metrics);
+        .returning({ seq: captures.seq })).then((rows) => rows.length))).then((ns) => ns.reduce((a, b) => a + b, 0));
+      const metricsRow = send(flushMetricsInsert(tx, request, input.attempt, w.metrics)).then((rows) => rows.length > 0);
+      writes.push(send(tx
+        .update(sessions)
+        .set({
+          nextRef: minted.nextRef,
+          version,
+          ...(hasStats(w.stats) ? { stats: addStats(session.stats, w.stats!), statsVersion: version } : {}),
+          lastFlushAt: sql`now()`,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.sessionId, sessionId)))));
+      writes.push(storeResult(result));
+      writes.push(send(markCoalescedQuery(tx, request)));
 
-    const result: CommitFlushResult = {
-      status: "committed",
-      version,
-      refs: Object.fromEntries(minted.byKey),
-      nextRef: minted.nextRef,
-      written: { records: w.records.length, summaries: w.summaries.length, aliases: w.aliases.length, captures: settled, frontier: w.frontier !== null, metricsRow },
-    };
-    await tx
-      .update(sessions)
-      .set({
-        nextRef: minted.nextRef,
-        version,
-        ...(hasStats(w.stats) ? { stats: addStats(session.stats, w.stats!), statsVersion: version } : {}),
-        lastFlushAt: sql`now()`,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(sessions.tenantId, tenantId), eq(sessions.sessionId, sessionId)));
-    await tx
-      .update(flushRequests)
-      .set({ status: "committed", completedAt: sql`now()`, committedVersion: version, result: result as unknown as Record<string, unknown> })
-      .where(eq(flushRequests.id, request.id));
-    await markCoalesced(tx, request);
-    return result;
-  });
+      const [conflicts, settledN, metricsInserted] = await Promise.all([probes, settled, metricsRow, ...writes]);
+      if (conflicts.length > 0) throw new StaleCommit(conflicts, session.version, session.nextRef);
+      if (settledN !== expected.captures || metricsInserted !== expected.metricsRow) {
+        const actual = resultWith(settledN, metricsInserted);
+        await storeResult(actual);
+        return actual;
+      }
+      return result;
+    });
+  } catch (err) {
+    if (err instanceof StaleCommit) {
+      return { status: "stale", version: err.version, refs: {}, nextRef: err.nextRef, written: emptyWritten(), conflicts: err.conflicts };
+    }
+    throw err;
+  }
+}
+
+/**
+ * Starts a query now (drizzle queries are lazy) and returns a native promise. Statements of one
+ * transaction started this way in a row are pipelined on its connection in exactly that order;
+ * `await`ing a query builder instead would start it a microtask later and could reorder it.
+ */
+function send<T>(query: PromiseLike<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => { query.then(resolve, reject); });
+}
+
+function requestRow(row: FlushRequest | undefined, tenantId: string, sessionId: string, id: string): FlushRequest {
+  if (!row || row.sessionId !== sessionId) throw new Error(`flush request ${id} not found for session ${tenantId}/${sessionId}`);
+  return row;
+}
+
+/**
+ * The session row, locked for the rest of the transaction. NO KEY UPDATE (not UPDATE): no key column
+ * changes, so the API's capture and flush-request inserts (whose foreign-key checks take KEY SHARE on
+ * this row) are not blocked behind a commit.
+ */
+function sessionForUpdate(tx: Tx, tenantId: string, sessionId: string) {
+  return tx
+    .select({ nextRef: sessions.nextRef, nextBlock: sessions.nextBlock, version: sessions.version, stats: sessions.stats })
+    .from(sessions)
+    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.sessionId, sessionId)))
+    .for("no key update");
 }
 
 export async function loadRequest(tx: Tx, tenantId: string, sessionId: string, id: string): Promise<FlushRequest> {
@@ -153,31 +210,31 @@ export async function loadSessionForUpdate(tx: Tx, tenantId: string, sessionId: 
     .select({ nextRef: sessions.nextRef, nextBlock: sessions.nextBlock, version: sessions.version, stats: sessions.stats })
     .from(sessions)
     .where(and(eq(sessions.tenantId, tenantId), eq(sessions.sessionId, sessionId)))
-    .for("update");
+    .for("no key update");
   if (!session) throw new Error(`session ${tenantId}/${sessionId} not found`);
   return session;
 }
 
-/** Captures this plan settles that are no longer pending, and records it writes that already exist. */
-async function findConflicts(tx: Tx, tenantId: string, sessionId: string, w: FlushWrites): Promise<string[]> {
-  const out: string[] = [];
+/**
+ * Captures this plan settles that are no longer pending, and records it writes that already exist.
+ * Every probe is sent before this returns (so writes sent after it run after it).
+ */
+function conflictProbes(tx: Tx, tenantId: string, sessionId: string, w: FlushWrites): Promise<string[]> {
   const settleKeys = w.captures.map((c) => c.key);
-  for (const chunk of chunks(settleKeys, 1000)) {
-    const rows = await tx
+  const recordKeys = w.records.map((r) => r.key);
+  const probes = [
+    ...chunks(settleKeys, 1000).map((chunk) => send(tx
       .select({ key: captures.occurrenceKey })
       .from(captures)
-      .where(and(eq(captures.tenantId, tenantId), eq(captures.sessionId, sessionId), inArray(captures.occurrenceKey, chunk), sql`${captures.status} <> 'pending'`));
-    out.push(...rows.map((r) => r.key));
-  }
-  const recordKeys = w.records.map((r) => r.key);
-  for (const chunk of chunks(recordKeys, 1000)) {
-    const rows = await tx
+      .where(and(eq(captures.tenantId, tenantId), eq(captures.sessionId, sessionId), inArray(captures.occurrenceKey, chunk), sql`${captures.status} <> 'pending'`)))
+      .then((rows) => rows.map((r) => r.key))),
+    ...chunks(recordKeys, 1000).map((chunk) => send(tx
       .select({ key: toolCallRecords.key })
       .from(toolCallRecords)
-      .where(and(eq(toolCallRecords.tenantId, tenantId), eq(toolCallRecords.sessionId, sessionId), inArray(toolCallRecords.key, chunk)));
-    out.push(...rows.map((r) => r.key));
-  }
-  return [...new Set(out)];
+      .where(and(eq(toolCallRecords.tenantId, tenantId), eq(toolCallRecords.sessionId, sessionId), inArray(toolCallRecords.key, chunk))))
+      .then((rows) => rows.map((r) => r.key))),
+  ];
+  return Promise.all(probes).then((lists) => [...new Set(lists.flat())]);
 }
 
 function groupSettlements(list: CaptureSettlement[]): { status: CaptureSettlement["status"]; reason?: string; keys: string[] }[] {

@@ -35,7 +35,13 @@ export interface FlushMetricsWrite {
 
 /** Insert the attempt's row; false when this attempt already has one. */
 export async function insertFlushMetricsRow(tx: Tx | Db, request: FlushRequest, attempt: number, m: FlushMetricsWrite): Promise<boolean> {
-  const rows = await tx
+  const rows = await flushMetricsInsert(tx, request, attempt, m);
+  return rows.length > 0;
+}
+
+/** The insert of `insertFlushMetricsRow`, not started (returns the inserted id, none on conflict). */
+export function flushMetricsInsert(tx: Tx | Db, request: FlushRequest, attempt: number, m: FlushMetricsWrite) {
+  return tx
     .insert(flushMetrics)
     .values({
       tenantId: request.tenantId,
@@ -64,7 +70,6 @@ export async function insertFlushMetricsRow(tx: Tx | Db, request: FlushRequest, 
     })
     .onConflictDoNothing({ target: [flushMetrics.flushRequestId, flushMetrics.attempt] })
     .returning({ id: flushMetrics.id });
-  return rows.length > 0;
 }
 
 /**
@@ -72,7 +77,12 @@ export async function insertFlushMetricsRow(tx: Tx | Db, request: FlushRequest, 
  * keep-last-if-active deduplication: mark them so they do not look lost.
  */
 export async function markCoalesced(tx: Tx | Db, request: FlushRequest): Promise<void> {
-  await tx
+  await markCoalescedQuery(tx, request);
+}
+
+/** The update of `markCoalesced`, not started. */
+export function markCoalescedQuery(tx: Tx | Db, request: FlushRequest) {
+  return tx
     .update(flushRequests)
     .set({ status: "coalesced", coalescedInto: request.id, completedAt: sql`now()` })
     .where(

@@ -7,7 +7,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { schema, type Db } from "@condense/db";
 
-export interface SentStatement { at: number; sql: string }
+export interface SentStatement { at: number; sql: string; params: unknown[] }
 
 export interface CountedDb {
   db: Db;
@@ -38,7 +38,7 @@ export function createCountedDb(url: string): CountedDb {
   counted.db = drizzle({
     client: wrapped,
     schema,
-    logger: { logQuery: (sql: string) => { counted.statements.push({ at: performance.timeOrigin + performance.now(), sql }); } },
+    logger: { logQuery: (sql: string, params: unknown[]) => { counted.statements.push({ at: performance.timeOrigin + performance.now(), sql, params }); } },
   }) as unknown as Db;
   return counted;
 }

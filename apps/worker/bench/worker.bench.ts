@@ -16,7 +16,8 @@
  * handler start), run p50, and run-minus-summarizer p50, from the workers' trace lines.
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (default
  * redis://127.0.0.1:6379), BENCH_FLUSHES_PER_SESSION (5), BENCH_WORKER_CONCURRENCY (4),
- * BENCH_SOLO_FLUSHES (30), BENCH_ONLY ("profile", "embedded", "fleet": run one part).
+ * BENCH_SOLO_FLUSHES (30), BENCH_ONLY ("profile", "embedded", "fleet": run one part), BENCH_SUMMARIZERS
+ * ("deterministic,fake-llm-200ms"), BENCH_WORKERS ("1,2,4"), BENCH_STAGES=1 (print the solo runs' stage times).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -28,7 +29,7 @@ import postgres from "postgres";
 import { createDb, createFlushRequest, ensureTenant, insertCaptures, migrateDb, schema, type Db } from "@condense/db";
 import { condenseJobs, createBullmqQueue, createInProcessQueue, type CondenseJobs, type JobQueue } from "@condense/queue";
 import { createSummarizer } from "@condense/summarizer";
-import { createRuntime, loadWorkerConfig, type FlushTrace } from "../src/index.ts";
+import { createRuntime, loadWorkerConfig, type FlushTimings, type FlushTrace } from "../src/index.ts";
 import { spawnBenchWorker, type BenchWorker } from "./bench-workers.ts";
 import { createCountedDb } from "./counted-db.ts";
 import { startFakeLlm } from "./fake-llm.ts";
@@ -42,6 +43,8 @@ const SOLO = Number(process.env.BENCH_SOLO_FLUSHES ?? 30);
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? "4";
 const ONLY = process.env.BENCH_ONLY;
 const TENANT = "bench";
+const SUMMARIZERS = (process.env.BENCH_SUMMARIZERS ?? "deterministic,fake-llm-200ms").split(",") as ("deterministic" | "fake-llm-200ms")[];
+const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number);
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN; };
 const p50 = (xs: number[]) => pct(xs, 50);
@@ -103,7 +106,7 @@ function commitEnd(t: FlushTrace): number {
   return acc;
 }
 
-interface SoloBreakdown { n: number; e2e: number; summarizer: number; overhead: number; request: number; enqueue: number; pickup: number; workerOwn: number; detect: number; statusOk: number }
+interface SoloBreakdown { stages: string; n: number; e2e: number; summarizer: number; overhead: number; request: number; enqueue: number; pickup: number; workerOwn: number; detect: number; statusOk: number }
 
 function soloBreakdown(samples: FlushSample[], traces: FlushTrace[]): SoloBreakdown {
   const byReq = new Map(traces.map((t) => [t.flushRequestId, t]));
@@ -117,7 +120,10 @@ function soloBreakdown(samples: FlushSample[], traces: FlushTrace[]): SoloBreakd
     }];
   });
   const col = (k: keyof (typeof rows)[number]) => p50(rows.map((r) => r[k]));
-  return { n: rows.length, e2e: col("e2e"), summarizer: col("summarizer"), overhead: col("overhead"), request: col("request"), enqueue: col("enqueue"), pickup: col("pickup"), workerOwn: col("workerOwn"), detect: col("detect"), statusOk: rows.reduce((n, r) => n + r.ok, 0) };
+  const mine = samples.flatMap((s) => { const t = byReq.get(s.requestId); return t?.timings ? [t.timings] : []; });
+  const names = [...new Set(mine.flatMap((t) => Object.keys(t.stages)))] as (keyof FlushTimings["stages"])[];
+  const stages = names.map((k) => `${k} ${f1(p50(mine.map((t) => t.stages[k] ?? 0)))}`).join(", ");
+  return { stages, n: rows.length, e2e: col("e2e"), summarizer: col("summarizer"), overhead: col("overhead"), request: col("request"), enqueue: col("enqueue"), pickup: col("pickup"), workerOwn: col("workerOwn"), detect: col("detect"), statusOk: rows.reduce((n, r) => n + r.ok, 0) };
 }
 
 async function scratchDb(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -173,6 +179,7 @@ async function runProfile(llmBaseUrl: string) {
 
 function printSolo(label: string, b: SoloBreakdown) {
   console.log(`${label.padEnd(34)} ${String(b.n).padStart(3)} ${f1(b.e2e).padStart(8)} ${f1(b.summarizer).padStart(8)} ${f1(b.overhead).padStart(9)} ${f1(b.request).padStart(8)} ${f1(b.enqueue).padStart(8)} ${f1(b.pickup).padStart(7)} ${f1(b.workerOwn).padStart(11)} ${f1(b.detect).padStart(7)}`);
+  if (process.env.BENCH_STAGES) console.log(`    stages p50 ms: ${b.stages}`);
 }
 const SOLO_HEADER = `${"mode".padEnd(34)} ${"n".padStart(3)} ${"e2e".padStart(8)} ${"summ.".padStart(8)} ${"overhead".padStart(9)} ${"request".padStart(8)} ${"enqueue".padStart(8)} ${"pickup".padStart(7)} ${"worker-own".padStart(11)} ${"detect".padStart(7)}   (ms, p50 each)`;
 
@@ -265,12 +272,12 @@ async function main() {
       console.log(SOLO_HEADER);
     }
     if (!ONLY || ONLY === "embedded") {
-      for (const summarizer of ["deterministic", "fake-llm-200ms"] as const) printSolo(`embedded in-process queue, ${summarizer}`, await runEmbedded(summarizer, llm.baseUrl));
+      for (const summarizer of SUMMARIZERS) printSolo(`embedded in-process queue, ${summarizer}`, await runEmbedded(summarizer, llm.baseUrl));
     }
     if (!ONLY || ONLY === "fleet") {
       const rows: string[] = [];
-      for (const summarizer of ["deterministic", "fake-llm-200ms"] as const) {
-        for (const workers of [1, 2, 4]) {
+      for (const summarizer of SUMMARIZERS) {
+        for (const workers of WORKERS) {
           const r = await runFleet(workers, summarizer, llm.baseUrl);
           printSolo(`BullMQ ${workers} worker(s), ${summarizer}`, r.solo);
           rows.push(`${summarizer.padEnd(15)} ${String(workers).padStart(7)} ${String(r.flushes).padStart(7)} ${(r.flushes / r.seconds).toFixed(1).padStart(9)} ${f1(r.p50).padStart(8)} ${f1(r.p99).padStart(8)} ${f1(r.queueWaitP50).padStart(10)} ${f1(r.runP50).padStart(7)} ${f1(r.ownP50).padStart(9)}  ${load()}`);

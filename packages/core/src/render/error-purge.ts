@@ -51,8 +51,8 @@ export function errorPurge(messages: readonly unknown[], ctx: RenderContext): re
   const cooldown = typeof pe.cooldownTurns === "number" ? pe.cooldownTurns : 2;
   const minChars = typeof pe.minArgChars === "number" ? pe.minArgChars : 500;
   // Two scans so a clean render allocates nothing: the total turn count first, then the decisions.
-  let current = 0;
-  for (const m of messages) if (isReadableAssistant(m)) current++;
+  let current = ctx.assistantTurns ?? -1;
+  if (current < 0) { current = 0; for (const m of messages) if (isReadableAssistant(m)) current++; }
   let assistants = 0;
   let opener = -1;
   let ids: string[] | undefined; // purgeable failed calls of the current opener

@@ -4,7 +4,7 @@
  * the array around it shifts.
  */
 import { shortHash, type Diagnostic } from "../diagnostics.ts";
-import { malformedReason } from "./message-shape.ts";
+import { malformedReason, type MalformedReason } from "./message-shape.ts";
 import { report, type RenderContext } from "./render-context.ts";
 
 const diagnosticByObject = new WeakMap<object, Diagnostic>();
@@ -30,8 +30,12 @@ export function reportMalformed(messages: readonly unknown[], ctx: RenderContext
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     const reason = malformedReason(m);
-    if (reason === null) continue;
-    ctx.stats.malformed++;
-    report(ctx, diagnosticFor(m, reason));
+    if (reason !== null) reportMalformedOne(ctx, m, reason);
   }
+}
+
+/** One unreadable message (the render's first pass classifies messages itself, see stub-replace.ts). */
+export function reportMalformedOne(ctx: RenderContext, m: unknown, reason: MalformedReason): void {
+  ctx.stats.malformed++;
+  report(ctx, diagnosticFor(m, reason));
 }

@@ -5,30 +5,36 @@
  *
  * The memo cannot rely on object identity: pi structuredClones the whole message array before every
  * `context` event, so each render sees fresh objects. It is keyed instead by a fingerprint of what
- * identifies a message in an append-only session: role, custom type, timestamp, its position among
- * adjacent messages sharing that timestamp, tool-call id, and the shape of its content (every string as
- * its length, its first eight and its last code unit), hashed twice into 32-bit numbers and filed under
- * the timestamp. The sample is deliberately the part of a string that
- * shares a cache line with its header (plus the last code unit): on a fresh clone of thousands of
- * messages the render is bound by memory reads, and reading further into long tool outputs costs a
- * cache miss per sampled character. The caller scopes the memo (pruneMessages keeps one per state
- * object). The first object measured for a fingerprint is also cached by identity (WeakMap), so
- * callers that hand over the same objects every render pay one lookup per message; messages without a
- * numeric timestamp are cached by identity only.
+ * identifies a message in an append-only session: role, timestamp, its position among adjacent
+ * messages sharing that timestamp, custom type, tool-call id, tool name, error flag, the number of
+ * content parts, and the first part (its type and main string: every string as its length, first
+ * eight and last code unit; a tool call as id, name and whether its arguments are the purged placeholder);
+ * messages of other roles without `content` (bashExecution, ...) mix their top-level scalar fields.
+ * That is hashed twice into 32-bit numbers and filed under the timestamp. The fingerprint reads only a
+ * message's head on purpose: on a fresh clone of thousands of messages the render is bound by memory
+ * reads (every part and string is its own heap object, a cache miss each once the array outgrows the
+ * cache), and reading every part made the size pass cost more than the whole render at 8x the largest
+ * session. The caller scopes the memo (pruneMessages keeps one per state object). The first object
+ * measured for a fingerprint is also cached by identity (WeakMap), so callers that hand over the same
+ * objects every render pay one lookup per message; messages without a numeric timestamp are cached by
+ * identity only.
  *
  * `renderChars` measures a render's input and output together: the output is the input with some
  * elements dropped, some replaced in place and some inserted, all in input order, so every output
  * element that is an input element takes its size from the input pass (pointer comparisons only), and
- * the replacements Condense built (`markProduced`) are measured once by identity.
+ * the replacements Condense built (`markProduced`) are measured once by identity. The input pass is
+ * the render's own first pass (`sizeInputAt`), so each message's head is read once per render.
  *
- * Exactness: the length is exact unless two different messages in one memo share the timestamp, the
- * position in their same-timestamp run, the role, every string length and sampled code unit, and both
- * hashes, while their JSON lengths differ
- * (which needs a different count of characters JSON escapes in the unsampled middle of a string, or a
- * difference in a field the fingerprint does not read, such as `details`). The host never writes such
- * a pair: timestamps identify messages in an append-only session, and Condense's own replacements
- * (stubs, purged or stripped copies, chain synthetics) are measured by identity, and differ from their
- * originals in the fingerprint anyway (stub text, `_purged` flag, content length).
+ * Exactness: the length is exact unless two different messages measured with one memo share the
+ * timestamp, the position in their same-timestamp run, the role, the fields above and both hashes
+ * while their JSON lengths differ, i.e. they differ only between the first eight and the last code
+ * unit of the first part's main string (same length), in a later content part, or in a field the fingerprint does
+ * not read (`details`, `usage`, ...). The host never writes such a pair: a message is identified by its
+ * timestamp in an append-only session (distinct messages sharing one are either adjacent, like
+ * summaries delivered together, and told apart by run position, or parallel tool results, told apart
+ * by tool-call id). Condense's own replacements are measured by identity, not through the memo; a
+ * host that fed back a *copy* of rendered output (pi never does) could have a purged assistant copy
+ * (it differs from its original only in a later part's arguments) measured at the original's size.
  */
 
 interface MemoEntry { h1: number; h2: number; chars: number }
@@ -42,23 +48,24 @@ export function createSizeMemo(): SizeMemo {
 }
 
 // Two independent 32-bit mixes; a false match needs both to collide for messages sharing a timestamp.
-// Module-level registers (not shared state between calls: every fingerprint resets them first).
-let h1 = 0;
-let h2 = 0;
+// Module-level registers (not shared state between calls: every fingerprint resets them first). They
+// live in an Int32Array because a module `let` holding a 32-bit value outside the small-integer range
+// is boxed: every mix would allocate a heap number.
+const H = new Int32Array(2);
 /** Length, the first eight and the last code unit: what lies in the string's first cache line, plus one. */
 function mixString(s: string): void {
   const n = s.length;
-  let a = Math.imul(h1 ^ n, 0x01000193);
-  let b = (Math.imul(h2, 31) + n) | 0;
+  let a = Math.imul(H[0]! ^ n, 0x01000193);
+  let b = (Math.imul(H[1]!, 31) + n) | 0;
   const head = n < 8 ? n : 8;
   for (let k = 0; k < head; k++) { const c = s.charCodeAt(k); a = Math.imul(a ^ c, 0x01000193); b = (Math.imul(b, 31) + c) | 0; }
   if (n > 8) { const c = s.charCodeAt(n - 1); a = Math.imul(a ^ c, 0x01000193); b = (Math.imul(b, 31) + c) | 0; }
-  h1 = a;
-  h2 = b;
+  H[0] = a;
+  H[1] = b;
 }
 function mixNumber(x: number): void {
-  h1 = Math.imul(h1 ^ x, 0x01000193);
-  h2 = (Math.imul(h2, 31) + x) | 0;
+  H[0] = Math.imul(H[0]! ^ x, 0x01000193);
+  H[1] = (Math.imul(H[1]!, 31) + x) | 0;
 }
 /**
  * Parts and messages are read per type: on a fresh clone every property load is megamorphic, and a
@@ -97,8 +104,20 @@ function mixCall(q: Record<string, unknown>): void {
   mixNumber(typeof a === "object" && a !== null && typeof a._purged === "string" ? 1 : 0);
 }
 
+/** Top-level fields of a message of another role: names, strings, and integers (others as their kind). */
+function mixFields(m: Record<string, unknown>): void {
+  for (const k in m) {
+    mixString(k);
+    const v = m[k];
+    if (typeof v === "string") mixString(v);
+    else if (typeof v === "number") mixNumber(Number.isInteger(v) ? v | 0 : -4);
+    else if (typeof v === "boolean") mixNumber(v ? 1 : 0);
+    else mixNumber(v === null ? -5 : -6);
+  }
+}
+
 /**
- * Fingerprint hashes of a message into h1/h2 (see the module note); false without a numeric timestamp.
+ * Fingerprint hashes of a message into H (see the module note); false without a numeric timestamp.
  * `run` is the message's position among adjacent messages sharing its timestamp (several summaries
  * delivered together carry one timestamp and differ mostly past the sample).
  */
@@ -107,8 +126,8 @@ function fingerprint(m: Record<string, unknown>, run: number): boolean {
   const role = m.role;
   if (typeof role !== "string") return false;
   const c = m.content;
-  h1 = 0x811c9dc5 | 0;
-  h2 = 17;
+  H[0] = 0x811c9dc5 | 0;
+  H[1] = 17;
   mixNumber(run);
   mixString(role);
   switch (role) {
@@ -124,13 +143,15 @@ function fingerprint(m: Record<string, unknown>, run: number): boolean {
       if (typeof m.customType === "string") mixString(m.customType);
       break;
     default:
+      // bashExecution, branchSummary, compactionSummary, future roles: often no `content` at all.
+      if (c === undefined) { mixFields(m); return true; }
       if (typeof m.customType === "string") mixString(m.customType);
       if (typeof m.toolCallId === "string") mixString(m.toolCallId);
       if (typeof m.toolName === "string") mixString(m.toolName);
       mixNumber(m.isError === true ? 1 : 0);
   }
   if (typeof c === "string") mixString(c);
-  else if (Array.isArray(c)) { mixNumber(c.length); for (let i = 0; i < c.length; i++) mixPart(c[i]); }
+  else if (Array.isArray(c)) { mixNumber(c.length); if (c.length > 0) mixPart(c[0]); }
   else return false;
   return true;
 }
@@ -145,7 +166,9 @@ export function messageChars(m: unknown, memo?: SizeMemo, run = 0): number {
     const list = memo.get(ts);
     // A fingerprint hit is a clone of a message already measured: no identity entry, since with a
     // fresh clone every render the WeakMap inserts (and their GC cost) would outweigh re-hashing.
-    if (list) for (const e of list) if (e.h1 === h1 && e.h2 === h2) return e.chars;
+    const h1 = H[0]!;
+    const h2 = H[1]!;
+    if (list) for (let k = 0; k < list.length; k++) { const e = list[k]!; if (e.h1 === h1 && e.h2 === h2) return e.chars; }
     const entry = { h1, h2, chars: serializedLength(m) };
     if (list) list.push(entry); else memo.set(ts, [entry]);
     charsByObject.set(m, entry.chars);
@@ -190,30 +213,53 @@ export function markProduced<T extends object>(o: T): T {
   return o;
 }
 
-/** Per-input-position sizes of the current measurement (reused: a render allocates no size array). */
+/**
+ * The measurement of one render, taken in the render's own first pass (`sizeInputAt` per input
+ * element, while the element is in cache) and completed by `renderChars` on the output. Module-level
+ * registers, reset by `beginInputSizes`: a render is synchronous and never nested. The per-position
+ * array is reused, so a render allocates no size array.
+ */
 let scratch = new Float64Array(1024);
+let inputChars = 0;
+let prevTs: unknown;
+let run = 0;
+
+export function beginInputSizes(n: number): void {
+  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
+  inputChars = n === 0 ? 2 : n + 1;
+  prevTs = undefined;
+  run = 0;
+}
+
+/** Size of input element i; must be called for i = 0..n-1 in order after `beginInputSizes(n)`. */
+export function sizeInputAt(i: number, x: unknown, memo: SizeMemo): void {
+  const ts = typeof x === "object" && x !== null ? (x as { timestamp?: unknown }).timestamp : undefined;
+  run = ts !== undefined && ts === prevTs ? run + 1 : 0;
+  prevTs = ts;
+  const c = messageChars(x, memo, run);
+  scratch[i] = c;
+  inputChars += c;
+}
 
 /**
  * `JSON.stringify(input).length` and `JSON.stringify(output).length` for a render's output, which keeps
- * the input's order (see the module note). Output elements that are neither input elements in order
- * nor marked as produced fall back to the memo, so any output is measured exactly.
+ * the input's order (see the module note). Uses the input sizes taken during the render when they
+ * were taken (`premeasured`), else measures the input first. Output elements that are neither input elements in
+ * order nor marked as produced fall back to the memo, so any output is measured exactly.
+ * `premeasured`: the caller ran `beginInputSizes`/`sizeInputAt` over exactly this input just before.
  */
-export function renderChars(input: readonly unknown[], output: readonly unknown[], memo?: SizeMemo): { before: number; after: number } {
+export function renderChars(input: readonly unknown[], output: readonly unknown[], memo?: SizeMemo, premeasured = false): { before: number; after: number } {
   const n = input.length;
-  if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
-  const sizes = scratch;
-  let before = n === 0 ? 2 : n + 1;
-  let prevTs: unknown;
-  let run = 0;
-  for (let i = 0; i < n; i++) {
-    const x = input[i];
-    const ts = typeof x === "object" && x !== null ? (x as { timestamp?: unknown }).timestamp : undefined;
-    run = ts !== undefined && ts === prevTs ? run + 1 : 0;
-    prevTs = ts;
-    const c = messageChars(x, memo, run);
-    sizes[i] = c;
-    before += c;
+  if (!premeasured || !memo) {
+    beginInputSizes(n);
+    for (let i = 0; i < n; i++) {
+      if (memo) { sizeInputAt(i, input[i], memo); continue; }
+      const c = messageChars(input[i]);
+      scratch[i] = c;
+      inputChars += c;
+    }
   }
+  const sizes = scratch;
   const m = output.length;
   let after = m === 0 ? 2 : m + 1;
   let j = 0;
@@ -225,5 +271,5 @@ export function renderChars(input: readonly unknown[], output: readonly unknown[
     while (f < n && input[f] !== o) f++;
     if (f < n) { after += sizes[f]!; j = f + 1; } else after += messageChars(o, memo);
   }
-  return { before, after };
+  return { before: inputChars, after };
 }

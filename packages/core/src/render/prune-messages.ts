@@ -20,7 +20,6 @@ import { DEFAULT_SETTINGS, type CondenseSettings } from "../settings.ts";
 import type { CondenseState } from "../state.ts";
 import { chainRangePrune } from "./chain-range-prune.ts";
 import { errorPurge } from "./error-purge.ts";
-import { reportMalformed } from "./malformed-scan.ts";
 import { createSizeMemo, renderChars, type SizeMemo } from "./message-size.ts";
 import { orphanSweep } from "./orphan-sweep.ts";
 import type { RenderContext, RenderStats } from "./render-context.ts";
@@ -64,16 +63,17 @@ export function pruneMessages(messages: readonly AgentMessage[], state: Condense
   if (settings.enabled === false || !state || !(state.records instanceof Map)) {
     return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics: NO_DIAGNOSTICS, stats };
   }
-  const ctx: RenderContext = { state, settings, rules: protectionRules(settings), diagnostics: null, stats };
+  const measure = options?.measure !== false;
+  const ctx: RenderContext = { state, settings, rules: protectionRules(settings), diagnostics: null, stats, assistantTurns: null, sizeMemo: measure && (state.records.size > 0 || state.chains.length > 0) ? sizeMemo(state) : null };
   const input = messages as readonly unknown[];
-  reportMalformed(input, ctx);
+  // Phase 1 is also the render's classifying pass: it reports unreadable messages and counts turns.
   let out = stubReplace(input, ctx);
   out = errorPurge(out, ctx);
   out = chainRangePrune(out, ctx);
   out = orphanSweep(out, ctx);
   const diagnostics = ctx.diagnostics ?? NO_DIAGNOSTICS;
   if (out === input) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics, stats };
-  if (options?.measure === false) return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: 0, afterChars: 0, diagnostics, stats };
-  const sizes = renderChars(input, out, sizeMemo(state));
+  if (!measure) return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: 0, afterChars: 0, diagnostics, stats };
+  const sizes = renderChars(input, out, sizeMemo(state), ctx.sizeMemo !== null);
   return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: sizes.before, afterChars: sizes.after, diagnostics, stats };
 }

@@ -6,6 +6,7 @@ import type { Diagnostic } from "../diagnostics.ts";
 import type { ProtectionRules } from "../protection.ts";
 import type { CondenseSettings } from "../settings.ts";
 import type { CondenseState } from "../state.ts";
+import type { SizeMemo } from "./message-size.ts";
 
 export interface RenderStats {
   /** Tool results replaced by a summary or stored-output stub. */
@@ -26,6 +27,17 @@ export interface RenderContext {
   readonly rules: ProtectionRules;
   diagnostics: Diagnostic[] | null;
   readonly stats: RenderStats;
+  /**
+   * Readable assistant messages in the input, counted by the first pass (stub-replace) so error purge
+   * needs no counting pass of its own; null until counted. Stubbing replaces tool results only, so the
+   * count holds for phase 2's input.
+   */
+  assistantTurns: number | null;
+  /**
+   * Size memo when this render measures and the state can prune (the first pass then sizes every
+   * input element), else null: a render with an empty state measures afterwards, only if it pruned.
+   */
+  readonly sizeMemo: SizeMemo | null;
 }
 
 export function report(ctx: RenderContext, d: Diagnostic): void {

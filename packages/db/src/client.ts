@@ -45,10 +45,21 @@ export function parseDbUrl(url: string): DbTarget {
   return { driver: "pglite", dataDir: u };
 }
 
+/**
+ * Seconds postgres.js waits before a reconnect, given how many connection attempts in a row failed
+ * (the pool-wide count resets on the next successful connect). postgres.js's default grows as 3^n/100
+ * up to 20 s, so after a few seconds of database outage (a restart) every pool sat out up to 20 s
+ * before trying again, and queries issued meanwhile waited that long even to fail. Doubling from 20 ms
+ * to at most 2 s (with jitter) reconnects within about 2 s of the database coming back.
+ */
+export function reconnectBackoffSeconds(failedAttempts: number, random: () => number = Math.random): number {
+  return Math.min(0.02 * 2 ** failedAttempts, 2) * (0.5 + random() / 2);
+}
+
 export async function createDb(url: string, options: CreateDbOptions = {}): Promise<DbHandle> {
   const target = parseDbUrl(url);
   if (target.driver === "postgres") {
-    const client = postgres(target.url, { max: options.max ?? 10, onnotice: () => {} });
+    const client = postgres(target.url, { max: options.max ?? 10, onnotice: () => {}, backoff: (n) => reconnectBackoffSeconds(n) });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
     return { db, target, close: () => client.end({ timeout: 5 }) };
   }

@@ -2,7 +2,7 @@
  * @condense/db: the drizzle schema, `createDb(url)` over postgres.js or PGlite, the locked migrator,
  * and the repository functions the API and the worker use (no SQL lives outside this package).
  */
-export { createDb, parseDbUrl, type CreateDbOptions, type Db, type DbHandle, type DbSchema, type DbTarget, type Tx } from "./client.ts";
+export { createDb, parseDbUrl, reconnectBackoffSeconds, type CreateDbOptions, type Db, type DbHandle, type DbSchema, type DbTarget, type Tx } from "./client.ts";
 export { migrateDb, MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY } from "./migrate.ts";
 export { lockSession, sessionLockKey } from "./session-lock.ts";
 export * as schema from "./schema/index.ts";

@@ -11,10 +11,21 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, createScratchDatabase, type DbHandle } from "../src/index.ts";
+import { createDb, createScratchDatabase, reconnectBackoffSeconds, type DbHandle } from "../src/index.ts";
 import { adminUrl } from "./support/test-db.ts";
 
 const admin = adminUrl();
+
+describe("reconnectBackoffSeconds", () => {
+  it("starts at tens of milliseconds, doubles, and never exceeds 2 s", () => {
+    expect(reconnectBackoffSeconds(0, () => 1)).toBeCloseTo(0.02);
+    expect(reconnectBackoffSeconds(3, () => 1)).toBeCloseTo(0.16);
+    for (let n = 0; n < 100; n++) {
+      expect(reconnectBackoffSeconds(n, () => 1)).toBeLessThanOrEqual(2);
+      expect(reconnectBackoffSeconds(n, () => 0)).toBeGreaterThanOrEqual(reconnectBackoffSeconds(n, () => 1) / 2);
+    }
+  });
+});
 if (!admin) console.warn("\n!!! NO POSTGRES: the connection-loss tests of @condense/db are skipped. Set DATABASE_URL to run them. !!!\n");
 
 describe.skipIf(!admin)("postgres.js connection killed inside a transaction", () => {
@@ -122,6 +133,33 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
       proxy.close();
       for (const s of sockets) s.destroy();
       await handle.close();
+    }
+  });
+
+  it("reconnects within about 2 s once the server is back, however many connects were refused", async () => {
+    // postgres.js's own backoff would wait 10-20 s here (3^7/100 s, capped at 20, with jitter).
+    const port = await new Promise<number>((resolve) => { const s = createServer(); s.listen(0, "127.0.0.1", () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });
+    const viaPort = new URL(url);
+    viaPort.hostname = "127.0.0.1";
+    viaPort.port = String(port);
+    const handle = await createDb(viaPort.toString(), { max: 1 });
+    const target = new URL(url);
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(target.port || 5432), target.hostname);
+      client.on("error", () => {});
+      upstream.on("error", () => {});
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    try {
+      for (let i = 0; i < 7; i++) await expect(handle.db.execute(sql`select 1`)).rejects.toThrow();
+      await new Promise<void>((r) => proxy.listen(port, "127.0.0.1", () => r()));
+      const t0 = Date.now();
+      await handle.db.execute(sql`select 1`);
+      expect(Date.now() - t0).toBeLessThan(3000);
+    } finally {
+      await handle.close();
+      proxy.close();
     }
   });
 });

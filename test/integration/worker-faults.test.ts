@@ -4,159 +4,211 @@
  * restarted. Acknowledged captures are never lost and the system finishes every flush request by
  * itself (reconnects, BullMQ retries, and the requeue sweeper for jobs that could not be enqueued).
  * The shared Redis on 6379 and the shared Postgres on 5432 are never touched.
+ *
+ * Each outage is shown to overlap work in flight: the service goes down while requests it must carry
+ * are still queued and the load has not finished, and the load's own writes fail during it.
+ * Every wait is on a condition with a deadline inside the test's time budget, and reports the fleet's
+ * state when it runs out.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { createDb, ensureTenant, migrateDb, type DbHandle } from "@condense/db";
-import { condenseJobs, createBullmqQueue, type BullmqJobQueue, type CondenseJobs } from "@condense/queue";
-import type { CapturedBatch } from "@condense/core";
-import { captureOutcomes, refsMintedTwice, requestStates, withSql } from "./support/fleet-checks.ts";
-import { captureBatches, requestAndEnqueue, scratchDatabase, spawnWorker, stopWorker, waitUntil, type WorkerProc } from "./support/worker-fleet.ts";
+import { createDb, ensureTenant, migrateDb } from "@condense/db";
+import { condenseJobs, createBullmqQueue } from "@condense/queue";
+import { startFaultLoad, CAPTURES_PER_ROUND_AND_SESSION, type FaultLoad } from "./support/fault-load.ts";
+import { captureOutcomes, finishedAfter, fleetSnapshot, queuedRequestIds, refsMintedTwice, requestStates, withSql } from "./support/fleet-checks.ts";
+import { createThrowawayPostgres, hasBinary, startPrivateRedis } from "./support/throwaway-services.ts";
+import { dropRedisPrefix, scratchDatabase, spawnWorker, stopWorker, waitUntil, type WorkerProc } from "./support/worker-fleet.ts";
 
 const pgAdmin = inject("databaseUrl").startsWith("postgres") ? inject("databaseUrl") : "";
 const sharedRedis = inject("redisUrl");
-const hasBinary = (b: string) => { try { execFileSync("which", [b], { stdio: "ignore" }); return true; } catch { return false; } };
 const TENANT = "faults";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const SESSIONS = 30, ROUNDS = 4, PAUSE_MS = 400;
+const WORKERS = 2, CONCURRENCY = 4;
+/**
+ * Queued requests (of distinct sessions) required when the service goes down. With more sessions than
+ * the fleet runs at once (plus a margin for the milliseconds between this check and the outage), some
+ * of them are waiting, not running, when it starts, and cannot finish until the service is back.
+ */
+const MIN_BACKLOG_SESSIONS = WORKERS * CONCURRENCY + 4;
+const MIN_OUTAGE_MS = 2000;
+const TEST_MS = 170_000;
+/** Waits share this budget, so a stuck phase reports its diagnostics before vitest's timeout. */
+const BUDGET_MS = 150_000;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
-  });
+function budget(totalMs: number): (phaseMs: number) => number {
+  const end = Date.now() + totalMs;
+  return (phaseMs) => Math.max(1000, Math.min(phaseMs, end - Date.now()));
 }
 
-function batches(s: number, r: number): CapturedBatch[] {
-  const t = 1_700_000_000_000 + r * 10_000;
-  return [{ turnIndex: r, timestamp: t, assistantText: `r${r}`, toolCalls: [0, 1].map((k) => ({ toolCallId: `s${s}r${r}c${k}`, toolName: "bash", args: { k }, resultText: `s${s}r${r}c${k} ${"line\n".repeat(300)}`, isError: false, resultTimestamp: t + k })) }];
+function workerEnv(databaseUrl: string, redisUrl: string, prefix: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, CONDENSE_REDIS_PREFIX: prefix, WORKER_CONCURRENCY: String(CONCURRENCY),
+    CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "3000", CONDENSE_REQUEUE_INTERVAL_MS: "1000",
+  };
 }
 
-/** The client's behaviour: retry a capture POST until it is acknowledged (committed). */
-async function captureUntilAcked(db: DbHandle["db"], s: number, r: number): Promise<void> {
-  for (;;) {
-    try { await captureBatches(db, TENANT, `sess-${s}`, `r${r}`, batches(s, r)); return; } catch { await sleep(200); }
-  }
+/** Lines a worker logged for an exception nothing caught (main.ts logs them instead of dying). */
+function uncaughtInWorkers(workers: WorkerProc[]): string[] {
+  return workers.flatMap((w) => w.logs().split("\n").filter((l) => /"msg":"(uncaught exception|unhandled rejection)"/.test(l)).map((l) => `${w.id}: ${l.slice(0, 600)}`));
 }
 
-/** The API's behaviour: the request row is written first; an enqueue failure leaves it queued. */
-async function flushBestEffort(db: DbHandle["db"], queue: BullmqJobQueue<CondenseJobs>, s: number): Promise<void> {
-  for (;;) {
-    try { await requestAndEnqueue(db, queue, TENANT, `sess-${s}`); return; } catch (err) {
-      if (/enqueue|Redis|Connection|closed|ECONNREFUSED|writeable/i.test(String(err))) return; // row recorded, enqueue failed
-      await sleep(200);
+/** Per worker: exit state, the distinct errors its recent log lines carry (with counts), stderr tail. */
+function workerTails(workers: WorkerProc[]): string {
+  return workers.map((w) => {
+    const errors = new Map<string, number>();
+    for (const line of w.logs().split("\n")) {
+      let entry: { msg?: string; err?: { type?: string; message?: string; code?: string; cause?: { message?: string; code?: string } } };
+      try { entry = JSON.parse(line) as typeof entry; } catch { continue; } // the buffer's first line is cut
+      if (!entry.err) continue;
+      // Drizzle puts the whole statement and its parameters into the message: keep its head.
+      const { type, message = "", code, cause } = entry.err;
+      const key = `${entry.msg}: ${type ?? "Error"}${code ? ` ${code}` : ""}: ${message.slice(0, 200)}${cause ? ` [cause${cause.code ? ` ${cause.code}` : ""}: ${(cause.message ?? "").slice(0, 200)}]` : ""}`;
+      errors.set(key, (errors.get(key) ?? 0) + 1);
     }
-  }
+    const errs = [...errors].map(([k, n]) => `  ${n}x ${k}`).join("\n") || "  (none logged)";
+    return `--- ${w.id} (exit ${w.proc.exitCode ?? w.proc.signalCode ?? "-"}) errors in its recent log:\n${errs}\n--- ${w.id} stderr tail:\n${w.stderr().slice(-800)}`;
+  }).join("\n");
 }
 
-async function settledEverything(pgUrl: string, expectedCaptures: number) {
-  const outcomes = await captureOutcomes(pgUrl);
-  expect(outcomes.reduce((n, o) => n + o.n, 0)).toBe(expectedCaptures);
+/** Queued requests right now and how many distinct sessions they belong to. */
+async function backlog(url: string): Promise<{ ids: string[]; sessions: number }> {
+  const rows = await withSql(url, async (sql) => sql`select id, session_id from flush_requests where status = 'queued'`);
+  return { ids: rows.map((r) => r.id as string), sessions: new Set(rows.map((r) => r.session_id as string)).size };
+}
+
+async function expectSettled(url: string, load: FaultLoad) {
+  const stats = load.stats();
+  expect(stats.capturesAcked).toBe(SESSIONS * ROUNDS * CAPTURES_PER_ROUND_AND_SESSION);
+  expect(stats.requestsRecorded).toBe(SESSIONS * ROUNDS);
+  const outcomes = await captureOutcomes(url);
+  // Every acknowledged capture is stored exactly once, and each was flushed (none left pending).
+  expect(outcomes.reduce((n, o) => n + o.n, 0)).toBe(stats.capturesAcked);
   expect(outcomes.find((o) => o.status === "pending")?.n ?? 0).toBe(0);
-  const states = await requestStates(pgUrl);
+  const states = await requestStates(url);
   expect(states.queued ?? 0).toBe(0);
-  expect(await refsMintedTwice(pgUrl)).toEqual([]);
-  return { outcomes, states };
+  expect(states.failed ?? 0).toBe(0);
+  expect(Object.values(states).reduce((a, b) => a + b, 0)).toBe(stats.requestsRecorded);
+  expect(await refsMintedTwice(url)).toEqual([]);
+  return { outcomes, states, stats };
 }
 
 describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
-  afterAll(async () => { for (const c of cleanups.reverse()) await c().catch(() => {}); }, 120_000);
+  let load: FaultLoad | undefined;
+  afterAll(async () => {
+    load?.abort();
+    for (const c of cleanups.splice(0).reverse()) await c().catch((e: unknown) => console.warn(`[worker-faults/redis] cleanup step failed: ${String(e)}`));
+  }, 90_000);
 
   it("loses no acknowledged capture and finishes every request after Redis comes back", async () => {
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "condense-redis-"));
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    let redis: ChildProcess | undefined;
-    const startRedis = async () => {
-      redis = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--dir", dir, "--maxmemory-policy", "noeviction"], { stdio: "ignore" });
-      await sleep(500);
-    };
-    const stopRedis = async () => { const r = redis; if (!r || r.exitCode !== null) return; r.kill("SIGTERM"); await new Promise((res) => r.once("exit", res)); };
-    await startRedis();
-    cleanups.push(stopRedis);
-    const redisUrl = `redis://127.0.0.1:${port}`;
+    const t0 = Date.now();
+    const time = budget(BUDGET_MS);
+    const redis = await startPrivateRedis();
+    cleanups.push(() => redis.destroy());
     const pg = await scratchDatabase(pgAdmin);
     cleanups.push(() => pg.drop());
     const handle = await createDb(pg.url, { max: 10 });
     cleanups.push(() => handle.close());
     await migrateDb(handle);
     await ensureTenant(handle.db, { id: TENANT });
-    const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl, prefix: "faults" });
+    const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: redis.url, prefix: "faults" });
     cleanups.push(() => queue.close(1000));
-    const env = { DATABASE_URL: pg.url, REDIS_URL: redisUrl, CONDENSE_REDIS_PREFIX: "faults", WORKER_CONCURRENCY: "4", CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "3000", CONDENSE_REQUEUE_INTERVAL_MS: "1000" };
-    const workers: WorkerProc[] = [spawnWorker("rw1", env), spawnWorker("rw2", env)];
-    cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w))));
+    const env = workerEnv(pg.url, redis.url, "faults");
+    const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`rw${i + 1}`, env));
+    cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
     await Promise.all(workers.map((w) => w.ready));
+    const diagnose = async () => `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n${workerTails(workers)}`;
 
-    const SESSIONS = 30, ROUNDS = 4;
-    const load = (async () => {
-      for (let r = 0; r < ROUNDS; r++) {
-        await Promise.all(Array.from({ length: SESSIONS }, async (_, s) => { await captureUntilAcked(handle.db, s, r); await flushBestEffort(handle.db, queue, s); }));
-        await sleep(400);
-      }
-    })();
-    await sleep(900);
-    await stopRedis();
-    await sleep(2500);
-    await startRedis();
-    await load;
-    await waitUntil(async () => !(await requestStates(pg.url)).queued, 180_000, "every request to finish after the Redis restart", 500);
-    const { outcomes, states } = await settledEverything(pg.url, SESSIONS * ROUNDS * 2);
-    console.log(`[worker-faults/redis] requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)}`);
-  }, 300_000);
+    const l = (load = startFaultLoad({ db: handle.db, queue, tenantId: TENANT, sessions: SESSIONS, rounds: ROUNDS, pauseMs: PAUSE_MS, timeoutMs: time(120_000) }));
+    let before = { ids: [] as string[], sessions: 0 };
+    await waitUntil(async () => {
+      if (l.stats().finished) throw new Error(`the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`);
+      before = await backlog(pg.url);
+      return before.sessions >= MIN_BACKLOG_SESSIONS;
+    }, time(30_000), `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Redis outage`, 50, diagnose);
+    await redis.stop();
+    const downAt = Date.now();
+    const stillQueued = new Set(await queuedRequestIds(pg.url));
+    // Queued before Redis went down and still queued once it was down: queued at the moment it went down.
+    const acrossOutage = before.ids.filter((id) => stillQueued.has(id));
+    await waitUntil(async () => Date.now() - downAt >= MIN_OUTAGE_MS && l.failuresSince(downAt).enqueue > 0,
+      time(20_000), "an enqueue of the load to fail during the Redis outage", 100, diagnose);
+    const duringOutage = l.failuresSince(downAt);
+    const loadRunningAtRestart = !l.stats().finished;
+    await redis.start();
+    const upAt = Date.now();
+    await l.done;
+    await waitUntil(async () => !(await requestStates(pg.url)).queued, time(90_000), "every request to finish after the Redis restart", 250, diagnose);
+    const settledAt = Date.now();
+
+    const { outcomes, states, stats } = await expectSettled(pg.url, l);
+    expect(acrossOutage.length, "requests queued across the moment Redis went down").toBeGreaterThan(0);
+    expect(duringOutage.enqueue, "enqueues that failed while Redis was down").toBeGreaterThan(0);
+    expect(uncaughtInWorkers(workers)).toEqual([]);
+    console.log(`[worker-faults/redis] backlog at outage ${before.ids.length} requests / ${before.sessions} sessions, queued across it ${acrossOutage.length}; ` +
+      `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
+      `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} load ${JSON.stringify(stats)}`);
+  }, TEST_MS);
 });
 
 describe.skipIf(!sharedRedis || !hasBinary("initdb") || !hasBinary("pg_ctl"))("Postgres restart mid-load", () => {
   const cleanups: (() => Promise<unknown>)[] = [];
-  afterAll(async () => { for (const c of cleanups.reverse()) await c().catch(() => {}); }, 120_000);
+  let load: FaultLoad | undefined;
+  afterAll(async () => {
+    load?.abort();
+    for (const c of cleanups.splice(0).reverse()) await c().catch((e: unknown) => console.warn(`[worker-faults/postgres] cleanup step failed: ${String(e)}`));
+  }, 90_000);
 
   it("loses no acknowledged capture and finishes every request after Postgres comes back", async () => {
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "condense-pg-"));
-    chmodSync(dir, 0o777);
-    const data = join(dir, "data");
-    // initdb refuses to run as root: run the cluster as the postgres user when we are root.
-    const asPg = (cmd: string) => (process.getuid?.() === 0 ? execFileSync("su", ["postgres", "-c", cmd], { stdio: "pipe" }) : execFileSync("sh", ["-c", cmd], { stdio: "pipe" }));
-    asPg(`initdb -D ${data} -U postgres --auth=trust >/dev/null`);
-    const pgctl = (action: string) => asPg(`pg_ctl -D ${data} -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1" -l ${dir}/log -w ${action}`);
-    pgctl("start");
-    cleanups.push(async () => { try { asPg(`pg_ctl -D ${data} -m immediate -w stop`); } catch { /* already down */ } rmSync(dir, { recursive: true, force: true }); });
-    const pgUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    const handle = await createDb(pgUrl, { max: 10 });
+    const t0 = Date.now();
+    const time = budget(BUDGET_MS);
+    const cluster = await createThrowawayPostgres();
+    cleanups.push(() => cluster.destroy());
+    const handle = await createDb(cluster.url, { max: 10 });
     cleanups.push(() => handle.close());
     await migrateDb(handle);
     await ensureTenant(handle.db, { id: TENANT });
-    const prefix = `condense-pgfault-${port}`;
+    const prefix = `condense-pgfault-${new URL(cluster.url).port}`;
     const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: sharedRedis, prefix });
-    cleanups.push(async () => { await queue.close(1000); const { dropRedisPrefix } = await import("./support/worker-fleet.ts"); await dropRedisPrefix(sharedRedis, prefix); });
-    const env = { DATABASE_URL: pgUrl, REDIS_URL: sharedRedis, CONDENSE_REDIS_PREFIX: prefix, WORKER_CONCURRENCY: "4", CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "3000", CONDENSE_REQUEUE_INTERVAL_MS: "1000" };
-    const workers: WorkerProc[] = [spawnWorker("pw1", env), spawnWorker("pw2", env)];
-    cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w))));
+    cleanups.push(async () => { await queue.close(1000); await dropRedisPrefix(sharedRedis, prefix); });
+    const env = workerEnv(cluster.url, sharedRedis, prefix);
+    const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`pw${i + 1}`, env));
+    cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
     await Promise.all(workers.map((w) => w.ready));
+    const diagnose = async () => `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(cluster.url)}\n${workerTails(workers)}\n--- postgres log tail:\n${cluster.logTail(1500)}`;
 
-    const SESSIONS = 30, ROUNDS = 4;
-    const load = (async () => {
-      for (let r = 0; r < ROUNDS; r++) {
-        await Promise.all(Array.from({ length: SESSIONS }, async (_, s) => { await captureUntilAcked(handle.db, s, r); await flushBestEffort(handle.db, queue, s); }));
-        await sleep(400);
-      }
-    })();
-    await sleep(900);
-    pgctl("-m fast stop");
-    await sleep(3000);
-    pgctl("start");
-    await load;
-    // Requests whose row could not be written while Postgres was down were never acknowledged;
-    // the client flushes again later, which this final round stands for.
-    await Promise.all(Array.from({ length: SESSIONS }, (_, s) => flushBestEffort(handle.db, queue, s)));
-    await waitUntil(async () => !(await requestStates(pgUrl)).queued, 180_000, "every request to finish after the Postgres restart", 500);
-    const { outcomes, states } = await settledEverything(pgUrl, SESSIONS * ROUNDS * 2);
-    const errors = await withSql(pgUrl, async (sql) => (await sql`select count(*)::int n from flush_metrics where outcome = 'error'`)[0]!.n as number);
-    console.log(`[worker-faults/postgres] requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} error-rows ${errors}`);
-  }, 300_000);
+    const l = (load = startFaultLoad({ db: handle.db, queue, tenantId: TENANT, sessions: SESSIONS, rounds: ROUNDS, pauseMs: PAUSE_MS, timeoutMs: time(120_000) }));
+    let before = { ids: [] as string[], sessions: 0 };
+    await waitUntil(async () => {
+      if (l.stats().finished) throw new Error(`the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`);
+      before = await backlog(cluster.url);
+      return before.sessions >= MIN_BACKLOG_SESSIONS;
+    }, time(30_000), `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Postgres outage`, 50, diagnose);
+    // Fast shutdown: every backend is terminated, in-flight transactions (captures, request rows,
+    // workers' commits) die with their connections.
+    await cluster.stop("fast");
+    const downAt = Date.now();
+    await waitUntil(async () => {
+      const f = l.failuresSince(downAt);
+      return Date.now() - downAt >= MIN_OUTAGE_MS && f.capture + f.request > 0;
+    }, time(20_000), "a capture or flush request of the load to fail during the Postgres outage", 100, diagnose);
+    const duringOutage = l.failuresSince(downAt);
+    const loadRunningAtRestart = !l.stats().finished;
+    await cluster.start();
+    const upAt = Date.now();
+    await l.done;
+    await waitUntil(async () => !(await requestStates(cluster.url)).queued, time(90_000), "every request to finish after the Postgres restart", 250, diagnose);
+    const settledAt = Date.now();
+
+    const { outcomes, states, stats } = await expectSettled(cluster.url, l);
+    // Queued just before the shutdown and finished by a transaction that began after the server was
+    // down: these requests were in flight across the outage.
+    const acrossOutage = await finishedAfter(cluster.url, before.ids, downAt);
+    expect(acrossOutage, "requests queued at the shutdown and finished only after the restart").toBeGreaterThan(0);
+    expect(duringOutage.capture + duringOutage.request, "captures or flush requests that failed while Postgres was down").toBeGreaterThan(0);
+    expect(uncaughtInWorkers(workers)).toEqual([]);
+    const errorRows = await withSql(cluster.url, async (sql) => (await sql`select count(*)::int n from flush_metrics where outcome = 'error'`)[0]!.n as number);
+    console.log(`[worker-faults/postgres] backlog at shutdown ${before.ids.length} requests / ${before.sessions} sessions, finished after restart ${acrossOutage}; ` +
+      `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
+      `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} error-rows ${errorRows} load ${JSON.stringify(stats)}`);
+  }, TEST_MS);
 });

@@ -37,3 +37,29 @@ export async function requestStates(url: string): Promise<Record<string, number>
     return Object.fromEntries(rows.map((r) => [r.status as string, r.n as number]));
   });
 }
+
+/** Ids of the requests that are still queued (not committed, coalesced or failed) right now. */
+export async function queuedRequestIds(url: string): Promise<string[]> {
+  return withSql(url, async (sql) => (await sql`select id from flush_requests where status = 'queued'`).map((r) => r.id as string));
+}
+
+/** How many of `ids` reached a final status in a transaction that began after `sinceMs` (epoch ms). */
+export async function finishedAfter(url: string, ids: string[], sinceMs: number): Promise<number> {
+  if (!ids.length) return 0;
+  return withSql(url, async (sql) => (await sql`
+    select count(*)::int n from flush_requests
+    where id = any(${ids}::uuid[]) and status <> 'queued' and completed_at > to_timestamp(${sinceMs / 1000})`)[0]!.n as number);
+}
+
+/** One line per table a fault suite cares about, for a timeout's diagnostics; never throws. */
+export async function fleetSnapshot(url: string): Promise<string> {
+  const read = withSql(url, async (sql) => {
+    const requests = await sql`select status, count(*)::int n from flush_requests group by 1 order by 1`;
+    const captures = await sql`select status, count(*)::int n from captures group by 1 order by 1`;
+    const metrics = await sql`select outcome, coalesce(reason, '') reason, count(*)::int n from flush_metrics group by 1, 2 order by 3 desc limit 10`;
+    const fmt = (rows: readonly Record<string, unknown>[]) => rows.map((r) => Object.values(r).join(":")).join(" ") || "(none)";
+    return `flush_requests ${fmt(requests)}\ncaptures ${fmt(captures)}\nflush_metrics ${fmt(metrics)}`;
+  });
+  const timeout = new Promise<string>((r) => setTimeout(() => r("(database did not answer in 5 s)"), 5000).unref());
+  return Promise.race([read, timeout]).catch((e: unknown) => `(database unreadable: ${String(e)})`);
+}

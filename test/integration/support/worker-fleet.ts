@@ -23,16 +23,20 @@ export interface WorkerProc {
   ready: Promise<void>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   stderr: () => string;
+  /** The tail of the worker's log (pino writes JSON lines to stdout), for assertions and diagnostics. */
+  logs: () => string;
 }
 
 export function spawnWorker(id: string, env: Record<string, string>): WorkerProc {
   const proc = spawn(process.execPath, ["--import", "tsx", WORKER_MAIN], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "warn", WORKER_ID: id, ...env },
-    stdio: ["ignore", "ignore", "pipe", "ipc"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   let err = "";
+  let out = "";
   proc.stderr?.on("data", (d: Buffer) => { err = (err + d.toString()).slice(-20_000); });
+  proc.stdout?.on("data", (d: Buffer) => { out = (out + d.toString()).slice(-50_000); });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => proc.once("exit", (code, signal) => res({ code, signal })));
   const ready = new Promise<void>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`worker ${id} not ready in 60 s: ${err}`)), 60_000);
@@ -40,7 +44,7 @@ export function spawnWorker(id: string, env: Record<string, string>): WorkerProc
     void exited.then(({ code, signal }) => { clearTimeout(timer); rej(new Error(`worker ${id} exited before ready (${code ?? signal}): ${err}`)); });
   });
   ready.catch(() => {});
-  return { id, proc, ready, exited, stderr: () => err };
+  return { id, proc, ready, exited, stderr: () => err, logs: () => out };
 }
 
 export async function stopWorker(w: WorkerProc, signal: NodeJS.Signals = "SIGTERM", timeoutMs = 30_000): Promise<void> {
@@ -109,10 +113,14 @@ export function overlappingRuns(traces: FlushTrace[]): [FlushTrace, FlushTrace][
   return out;
 }
 
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, pollMs = 250): Promise<void> {
+/** Poll `check` until true; on timeout throw, with `diagnose()`'s account of the state if given. */
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, pollMs = 250, diagnose?: () => Promise<string> | string): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > until) {
+      const state = diagnose ? await Promise.resolve().then(diagnose).catch((e: unknown) => `(diagnostics failed: ${String(e)})`) : "";
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${state ? `\n${state}` : ""}`);
+    }
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }

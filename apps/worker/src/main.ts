@@ -31,8 +31,15 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
-  process.on("unhandledRejection", (err) => runtime.logger.error({ err }, "unhandled rejection"));
-  process.on("uncaughtException", (err) => runtime.logger.error({ err }, "uncaught exception"));
+  // Crash-only: after an error nothing caught, this process's connections and state are suspect, and
+  // running on hid exactly such a fault once (a dead postgres.js connection). Exit; the supervisor
+  // restarts the worker, in-flight jobs stall and are re-delivered, and commits are idempotent.
+  const die = (kind: string) => (err: unknown) => {
+    runtime.logger.fatal({ err }, kind);
+    process.exit(1);
+  };
+  process.on("unhandledRejection", die("unhandled rejection"));
+  process.on("uncaughtException", die("uncaught exception"));
   await runtime.start();
   // Tells a parent process (tests, bench) that this worker is consuming.
   process.send?.({ type: "ready", workerId: config.workerId });

@@ -3,13 +3,13 @@
  * fails never undoes the flush and never adds a second flush-metrics row; the retried job finds the
  * flush committed and finishes the chain stage.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DbHandle } from "@condense/db";
+import { describe, expect, it } from "vitest";
 import type { CrashPoint } from "../src/index.ts";
-import { batch, call, capture, requestFlush, runRequest, setupTenant, T0 } from "./support/flush-fixtures.ts";
+import { batch, call, capture, requestFlush, runRequest, T0 } from "./support/flush-fixtures.ts";
 import { scriptedSummarizer } from "./support/scripted-summarizer.ts";
 import { chainRows, metricsRows, stateOf } from "./support/state-reads.ts";
-import { createTestDatabase, openMigrated, testDbKinds, type TestDatabase } from "./support/test-db.ts";
+import { testDbKinds } from "./support/test-db.ts";
+import { useSuiteDatabase } from "./support/suite-database.ts";
 
 const at = (n: number) => T0 + 100_000 * n + 1000;
 const chain = (n: number) => ({
@@ -20,20 +20,10 @@ const chain = (n: number) => ({
 });
 
 describe.each(testDbKinds())("chain write failure (%s)", (kind) => {
-  let tdb: TestDatabase;
-  let handle: DbHandle;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(kind);
-    handle = await openMigrated(tdb.url);
-    await setupTenant(handle.db);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await tdb?.drop();
-  });
+  const suite = useSuiteDatabase(kind);
 
   it("AS-53: a chain-entry write that throws during a message-end flush leaves exactly one `summarized` metrics row; the retry compresses", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const s = scriptedSummarizer();
     await capture(db, "as53", [0, 1, 2, 3].map((n) => batch(n, [call(`c${n}`, at(n))])));
     const request = await requestFlush(db, "as53", { trigger: "message-end", chains: [0, 1, 2, 3].map(chain) });

@@ -2,13 +2,13 @@
  * Chain compression after a flush (AS-25, AS-35..38, grace deferral) on PGlite and Postgres: the
  * request carries the client's closed chains; the worker compresses the eligible ones.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DETERMINISTIC_BODY_HEADER, recordsForId } from "@condense/core";
-import type { DbHandle } from "@condense/db";
-import { batch, call, capture, flushNow, requestFlush, runRequest, setupTenant, T0 } from "./support/flush-fixtures.ts";
+import { batch, call, capture, flushNow, requestFlush, runRequest, T0 } from "./support/flush-fixtures.ts";
 import { scriptedSummarizer } from "./support/scripted-summarizer.ts";
 import { chainRows, diagnosticRows, metricsRows, stateOf } from "./support/state-reads.ts";
-import { createTestDatabase, openMigrated, testDbKinds, type TestDatabase } from "./support/test-db.ts";
+import { testDbKinds } from "./support/test-db.ts";
+import { useSuiteDatabase } from "./support/suite-database.ts";
 
 /** A closed chain as the client reports it: start user, the middles' results, the closing reply. */
 function chain(n: number, middles: { id: string; ts: number }[], extra: Record<string, unknown> = {}) {
@@ -23,20 +23,10 @@ function chain(n: number, middles: { id: string; ts: number }[], extra: Record<s
 const at = (n: number, k: number) => T0 + 100_000 * n + 1000 * (k + 1);
 
 describe.each(testDbKinds())("chain stage (%s)", (kind) => {
-  let tdb: TestDatabase;
-  let handle: DbHandle;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(kind);
-    handle = await openMigrated(tdb.url);
-    await setupTenant(handle.db);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await tdb?.drop();
-  });
+  const suite = useSuiteDatabase(kind);
 
   it("AS-25: four summarized chains with K=3 compress the oldest, reusing its summary", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const s = scriptedSummarizer();
     const batches = [0, 1, 2, 3].map((n) => batch(n, [call(`c${n}`, at(n, 0))]));
     const chains = [0, 1, 2, 3].map((n) => chain(n, [{ id: `c${n}`, ts: at(n, 0) }]));
@@ -52,7 +42,7 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
   });
 
   it("AS-35/36: an all-trivial chain is backfilled from its capture rows (refs minted) with the deterministic body; a re-run adds nothing", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const s = scriptedSummarizer();
     const middles = [{ id: "ls", ts: at(0, 0) }, { id: "cat", ts: at(0, 1) }];
     await capture(db, "as35", [batch(0, [call("ls", middles[0]!.ts, 300), call("cat", middles[1]!.ts, 200, { toolName: "read", args: { path: "a.ts" } })])]);
@@ -87,7 +77,7 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
   });
 
   it("AS-37: an uncovered chain without capturable middles is skipped with a backfill-empty diagnostic; an all-protected one silently", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const s = scriptedSummarizer();
     const chains = [
       chain(0, [{ id: "gone", ts: at(0, 0) }]),
@@ -101,7 +91,7 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
   });
 
   it("AS-38: two summaries covering a chain are fused by one call; a failing fusion still compresses with the concatenation", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const s = scriptedSummarizer({ range: (texts) => `Fused range of ${texts.length} summaries.` });
     const m = [{ id: "f1", ts: at(0, 0) }, { id: "f2", ts: at(0, 1) }];
     const { result } = await flushNow(db, s, "as38", [batch(0, [call("f1", m[0]!.ts)]), batch(1, [call("f2", m[1]!.ts)])], { chainCompression: { rollingWindow: 0 } }, [chain(0, m)]);
@@ -119,7 +109,7 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
   });
 
   it("grace: a chain with a recovery still in grace is deferred without promoting another chain", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const s = scriptedSummarizer();
     const chains = [0, 1, 2].map((n) => chain(n, [{ id: `g${n}`, ts: at(n, 0) }], n === 0 ? { graceKeys: [`g0@${at(0, 0)}`] } : {}));
     const { result } = await flushNow(db, s, "grace", [0, 1, 2].map((n) => batch(n, [call(`g${n}`, at(n, 0))])), { chainCompression: { rollingWindow: 1 } }, chains);
@@ -127,7 +117,7 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
   });
 
   it("compression is off when the session disables it", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const { result } = await flushNow(db, scriptedSummarizer(), "nochains", [batch(0, [call("n0", at(0, 0))])], { chainCompression: { enabled: false, rollingWindow: 0 } }, [chain(0, [{ id: "n0", ts: at(0, 0) }])]);
     expect(result.chains?.status).toBe("skipped");
     expect(await chainRows(db, "nochains")).toHaveLength(0);

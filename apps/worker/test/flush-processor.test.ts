@@ -2,31 +2,22 @@
  * The flush processor's scenarios (CAP-FLUSH, AS-10/11/13/14/15/22/24) on PGlite and on Postgres,
  * run through `runFlush` with the deterministic summarizer or a scripted one for failures.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { recordsForId } from "@condense/core";
-import { getFlushRequest, type DbHandle } from "@condense/db";
+import { getFlushRequest } from "@condense/db";
 import { createDeterministicSummarizer } from "@condense/summarizer";
 import { SummarizerFailedError } from "../src/index.ts";
-import { batch, call, capture, flushNow, requestFlush, runRequest, setupTenant, T0, TENANT } from "./support/flush-fixtures.ts";
+import { batch, call, capture, flushNow, requestFlush, runRequest, T0, TENANT } from "./support/flush-fixtures.ts";
 import { scriptedSummarizer } from "./support/scripted-summarizer.ts";
 import { captureRows, metricsRows, sessionRow, stateOf } from "./support/state-reads.ts";
-import { createTestDatabase, openMigrated, testDbKinds, type TestDatabase } from "./support/test-db.ts";
+import { testDbKinds } from "./support/test-db.ts";
+import { useSuiteDatabase } from "./support/suite-database.ts";
 
 describe.each(testDbKinds())("flush processor (%s)", (kind) => {
-  let tdb: TestDatabase;
-  let handle: DbHandle;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(kind);
-    handle = await openMigrated(tdb.url);
-    await setupTenant(handle.db);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await tdb?.drop();
-  });
+  const suite = useSuiteDatabase(kind);
 
   it("summarizes pending batches: refs in order, summaries, frontier, settled captures, one metrics row, version bump", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = createDeterministicSummarizer();
     const { request, result } = await flushNow(db, summarizer, "basic", [batch(0, [call("a", T0 + 1), call("b", T0 + 2)]), batch(1, [call("c", T0 + 3)])]);
     expect(result).toMatchObject({ status: "committed", outcome: "summarized", version: 1, pending: 0 });
@@ -53,7 +44,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("AS-10: a re-read with identical content (whitespace aside) becomes an alias of t1, with no summarizer call", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = scriptedSummarizer();
     const x = call("read_1", T0 + 10, 1600, { toolName: "read" });
     await flushNow(db, summarizer, "as10", [batch(0, [x])]);
@@ -74,7 +65,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("AS-11: the same id with different content is two records with two refs; identical outputs inside one flush alias the first", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = scriptedSummarizer();
     await flushNow(db, summarizer, "as11", [batch(0, [call("bash_23", T0 + 1, 1500)])]);
     await flushNow(db, summarizer, "as11", [batch(1, [call("bash_23", T0 + 2, 1700)])]);
@@ -90,7 +81,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("tenant dedup scope: a duplicate of another session's output aliases a copy of that record", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = scriptedSummarizer();
     const shared = call("r_a", T0 + 1, 2000, { toolName: "read" });
     await flushNow(db, summarizer, "tenantA", [batch(0, [shared])], { dedupScope: "tenant" });
@@ -108,7 +99,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("AS-13: a trivial batch gets no summarizer call; captures skipped with a reason; frontier skipped-trivial", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = scriptedSummarizer();
     const { result } = await flushNow(db, summarizer, "as13", [batch(0, [call("t", T0 + 1, 400)])]);
     expect(summarizer.batchCalls).toHaveLength(0);
@@ -122,7 +113,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("AS-14: a summary longer than the batch writes nothing but burns its refs and counts usage; an oversized output is stored", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = scriptedSummarizer({ batch: () => "x".repeat(5000) });
     const { result } = await flushNow(db, summarizer, "as14", [batch(0, [call("big", T0 + 1, 1200)])]);
     expect(result.outcome).toBe("skipped-oversized");
@@ -147,7 +138,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("AS-15: every batch failing records an error row, writes nothing, keeps captures pending; the retry reuses the reserved refs", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const failing = scriptedSummarizer({ batch: () => new Error("stream error: provider down") });
     await capture(db, "as15", [batch(0, [call("p", T0 + 1), call("q", T0 + 2)])]);
     const request = await requestFlush(db, "as15");
@@ -170,7 +161,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("AS-15: the last attempt settles the request as failed; captures stay pending and visible", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const failing = scriptedSummarizer({ batch: () => new Error("boom") });
     await capture(db, "as15b", [batch(0, [call("p", T0 + 1)])]);
     const request = await requestFlush(db, "as15b");
@@ -180,7 +171,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("AS-22: A, B, C with B failing commits A only; B and C stay pending; C's usage is not counted", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = scriptedSummarizer({ batch: (b) => (b.toolCalls[0]!.toolCallId === "B" ? new Error("B failed") : `- [[1:bash]] did ${b.toolCalls[0]!.toolCallId}`) });
     const { result } = await flushNow(db, summarizer, "as22", [batch(0, [call("A", T0 + 1)]), batch(1, [call("B", T0 + 2)]), batch(2, [call("C", T0 + 3)])]);
     expect(result).toMatchObject({ status: "committed", outcome: "summarized", pending: 2 });
@@ -203,7 +194,7 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
   });
 
   it("an empty flush records one `empty` row and settles the request", async () => {
-    const db = handle.db;
+    const db = suite.db;
     await capture(db, "empty", [batch(0, [call("e", T0 + 1)])]);
     await flushNow(db, createDeterministicSummarizer(), "empty", []);
     const { request, result } = await flushNow(db, createDeterministicSummarizer(), "empty", []);
@@ -214,19 +205,18 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
 
   it("AS-24: refs survive a restart; a burned number is never handed out again", async () => {
     const summarizer = scriptedSummarizer({ batch: (b) => (b.toolCalls[0]!.toolCallId === "over" ? "y".repeat(4000) : `- [[1:bash]] ok`) });
-    await flushNow(handle.db, summarizer, "as24", [batch(0, [call("a", T0 + 1)]), batch(1, [call("b", T0 + 2)]), batch(2, [call("c", T0 + 3)])]);
-    await flushNow(handle.db, summarizer, "as24", [batch(3, [call("over", T0 + 4)])]);
+    await flushNow(suite.db, summarizer, "as24", [batch(0, [call("a", T0 + 1)]), batch(1, [call("b", T0 + 2)]), batch(2, [call("c", T0 + 3)])]);
+    await flushNow(suite.db, summarizer, "as24", [batch(3, [call("over", T0 + 4)])]);
     // Restart: close the database and reopen the same data (what a new worker process sees).
-    await handle.close();
-    handle = await openMigrated(tdb.url);
-    const { result } = await flushNow(handle.db, scriptedSummarizer(), "as24", [batch(4, [call("d", T0 + 5)])]);
+    await suite.reopen();
+    const { result } = await flushNow(suite.db, scriptedSummarizer(), "as24", [batch(4, [call("d", T0 + 5)])]);
     expect(result.refs).toEqual({ [`d@${T0 + 5}`]: "t5" });
-    const state = await stateOf(handle.db, "as24");
+    const state = await stateOf(suite.db, "as24");
     expect([...state.keyToRef.values()].sort()).toEqual(["t1", "t2", "t3", "t5"]);
   });
 
   it("protected and already-indexed captures are trimmed and settled as skipped", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = scriptedSummarizer();
     const { result } = await flushNow(db, summarizer, "prot", [batch(0, [call("keep", T0 + 1), call("secret", T0 + 2, 1500, { toolName: "vault" })])], { protectedTools: ["vault"] });
     expect(result.outcome).toBe("summarized");

@@ -3,29 +3,20 @@
  * spilled to a sidecar file by the agent), rendered as a stored stub, recovered whole by the query,
  * and aliased rather than stored twice; a flush with nothing captured leaves exactly one `empty` row.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, pruneMessages, type AgentMessage } from "@condense/core";
-import { lookupRecordsForQuery, type DbHandle } from "@condense/db";
+import { lookupRecordsForQuery } from "@condense/db";
 import { createDeterministicSummarizer } from "@condense/summarizer";
-import { batch, call, flushNow, setupTenant, T0, TENANT } from "./support/flush-fixtures.ts";
+import { batch, call, flushNow, T0, TENANT } from "./support/flush-fixtures.ts";
 import { captureRows, metricsRows, stateOf } from "./support/state-reads.ts";
-import { createTestDatabase, openMigrated, testDbKinds, type TestDatabase } from "./support/test-db.ts";
+import { testDbKinds } from "./support/test-db.ts";
+import { useSuiteDatabase } from "./support/suite-database.ts";
 
 describe.each(testDbKinds())("stored outputs and empty flushes (%s)", (kind) => {
-  let tdb: TestDatabase;
-  let handle: DbHandle;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(kind);
-    handle = await openMigrated(tdb.url);
-    await setupTenant(handle.db);
-  });
-  afterAll(async () => {
-    await handle?.close();
-    await tdb?.drop();
-  });
+  const suite = useSuiteDatabase(kind);
 
   it("AS-46: a 70,000-char result is stored whole, stubbed with a preview, recovered verbatim, and an identical later output aliases it", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const summarizer = createDeterministicSummarizer();
     const big = call("bash_9", T0 + 150, 70_000);
     const { result } = await flushNow(db, summarizer, "as46", [batch(0, [big])]);
@@ -64,7 +55,7 @@ describe.each(testDbKinds())("stored outputs and empty flushes (%s)", (kind) => 
   });
 
   it("AS-56: a manual flush with nothing captured records one `empty` row with capturedBatches 0", async () => {
-    const db = handle.db;
+    const db = suite.db;
     const { result } = await flushNow(db, createDeterministicSummarizer(), "as56", []);
     expect(result).toMatchObject({ outcome: "empty" });
     const rows = await metricsRows(db, "as56");

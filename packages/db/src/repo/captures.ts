@@ -3,7 +3,7 @@
  * id, same calls) changes nothing and reports its calls as duplicates. The flush job reads pending
  * captures up to its cursor, in capture order, regrouped into the batches the client sent.
  */
-import { and, asc, eq, getTableColumns, lte, max, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, lte, max, sql, type SQL } from "drizzle-orm";
 import { occKey, type CapturedBatch, type CapturedToolCall } from "@condense/core";
 import type { Db } from "../client.ts";
 import { captures, dedupAliases, flushRequests, sessions, toolCallRecords, type CaptureStatus } from "../schema/index.ts";
@@ -99,18 +99,7 @@ export interface PendingBatch extends CapturedBatch {
  * index), batches ordered by their first seq and calls by their position in the batch.
  */
 export async function loadPendingCaptures(db: Db, input: SessionKey & { cursor: number }): Promise<PendingBatch[]> {
-  const rows = await db
-    .select()
-    .from(captures)
-    .where(
-      and(
-        eq(captures.tenantId, input.tenantId),
-        eq(captures.sessionId, input.sessionId),
-        eq(captures.status, "pending"),
-        lte(captures.seq, input.cursor),
-      ),
-    )
-    .orderBy(asc(captures.seq));
+  const rows = await db.select().from(captures).where(pendingUpTo(input, input.cursor)).orderBy(asc(captures.seq));
   return groupPendingRows(rows);
 }
 
@@ -138,16 +127,14 @@ export async function loadPendingForFlush(db: Db, input: SessionKey & { flushReq
         or exists (select 1 from ${dedupAliases} a where a.tenant_id = "captures"."tenant_id" and a.session_id = "captures"."session_id" and a.key = "captures"."occurrence_key"))`,
     })
     .from(captures)
-    .where(
-      and(
-        eq(captures.tenantId, input.tenantId),
-        eq(captures.sessionId, input.sessionId),
-        eq(captures.status, "pending"),
-        lte(captures.seq, sql`(${cursor})`),
-      ),
-    )
+    .where(pendingUpTo(input, sql`(${cursor})`))
     .orderBy(asc(captures.seq));
   return { batches: groupPendingRows(rows), indexed: new Set(rows.filter((r) => r.indexed).map((r) => r.occurrenceKey)) };
+}
+
+/** A session's pending captures with seq <= cursor (a number, or a subquery that yields one). */
+function pendingUpTo(key: SessionKey, cursor: number | SQL) {
+  return and(eq(captures.tenantId, key.tenantId), eq(captures.sessionId, key.sessionId), eq(captures.status, "pending"), lte(captures.seq, cursor));
 }
 
 /** Capture rows (in seq order) regrouped into the client's batches (capture id + batch index). */

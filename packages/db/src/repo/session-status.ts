@@ -4,10 +4,10 @@
  * on an index that starts with (tenant_id, session_id).
  */
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Frontier, SummarizerStats } from "@condense/core";
+import type { Frontier } from "@condense/core";
 import type { Db } from "../client.ts";
 import { captures, chains, dedupAliases, diagnostics, flushMetrics, flushRequests, frontiers, recoveries, sessions, summaries, toolCallRecords, type CaptureStatus } from "../schema/index.ts";
-import type { SessionKey } from "./sessions.ts";
+import type { SessionKey, SessionRow } from "./sessions.ts";
 import { frontierFromRow } from "./state-rows.ts";
 
 export interface LastFlush {
@@ -23,16 +23,7 @@ export interface LastFlush {
   metrics: Record<string, unknown>;
 }
 
-export interface SessionStatus {
-  sessionId: string;
-  version: number;
-  nextRef: number;
-  settings: Record<string, unknown>;
-  stats: SummarizerStats;
-  createdAt: Date;
-  updatedAt: Date;
-  lastCaptureAt: Date | null;
-  lastFlushAt: Date | null;
+export interface SessionStatus extends Omit<SessionRow, "tenantId" | "nextBlock"> {
   captures: Record<CaptureStatus, number> & { total: number; maxSeq: number };
   records: number;
   summaries: number;

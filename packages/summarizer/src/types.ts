@@ -65,10 +65,9 @@ export interface FidelityReport {
   missing: string[];
 }
 
-export interface BatchSummary {
-  /** Body with `tN` refs, guard facts and the ref footer: what enters the agent's context. */
+/** One summarizer call's result: a chain's range summary is exactly this. */
+export interface RangeSummary {
   text: string;
-  refs: string[];
   usage: SummaryUsage;
   /** USD over every attempt of this call, failed ones included (money actually spent). */
   cost: number;
@@ -77,10 +76,16 @@ export interface BatchSummary {
   bodySource: BodySource;
   attempts: SummarizerAttempt[];
   events: SummarizerEvent[];
+  durationMs: number;
+}
+
+export interface BatchSummary extends RangeSummary {
+  /** Body with `tN` refs, guard facts and the ref footer: what enters the agent's context. */
+  text: string;
+  refs: string[];
   fidelity: FidelityReport;
   /** Σ resultText length of the batch: the worker's oversized check compares against this. */
   rawChars: number;
-  durationMs: number;
 }
 
 export interface SummarizeBatchOptions {
@@ -90,17 +95,6 @@ export interface SummarizeBatchOptions {
   signal?: AbortSignal;
   /** Assistant text written after the batch; identifiers it mentions become facts the guard keeps. */
   laterText?: string;
-}
-
-export interface RangeSummary {
-  text: string;
-  usage: SummaryUsage;
-  cost: number;
-  model: string;
-  bodySource: BodySource;
-  attempts: SummarizerAttempt[];
-  events: SummarizerEvent[];
-  durationMs: number;
 }
 
 export interface SummarizeRangeOptions {

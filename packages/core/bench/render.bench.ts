@@ -1,13 +1,14 @@
 /**
  * bench:core — render cost of `pruneMessages` on the real pi sessions, and on the largest one
- * (pi-mono_fixture_before-compaction, 990 messages) concatenated 2x/4x/8x, with a full condensed
+ * (pi-mono_fixture_before-compaction, 1121 messages with its summaries) concatenated 2x/4x/8x, with a full condensed
  * state (everything older than the last 3 user turns summarized, older closed chains compressed).
  *
  * Per row: median and p95 of a render with the state, measured two ways:
  *   warm = the same message objects every render (per-object caches hit);
  *   cold = a fresh structuredClone before every render (what pi's `context` hook hands over; the
  *          clone itself is not timed);
- * plus the no-op render (empty state) and the reclaim. Compared with pi-condense 2.9.1 measured on
+ * plus a cache-controlled cold variant (caches flushed between the clone and the render, see METHOD), the no-op
+ * render (empty state) and the reclaim. Compared with pi-condense 2.9.1 measured on
  * this machine, and, in the same run, with an in-process baseline doing what dominated that anchor
  * (`JSON.stringify(input).length + JSON.stringify(output).length` on a fresh clone), so the ratio holds
  * on a loaded machine. Run: `pnpm bench:core` (re-executes itself with --expose-gc for the allocation probe).
@@ -22,9 +23,10 @@ import { readPiSession } from "../src/session-reader.ts";
 import { normalizeSettings } from "../src/settings.ts";
 import { createState, type CondenseState } from "../src/state.ts";
 import { reclaimPercent } from "../src/metrics.ts";
-import { isObject, type AgentMessage } from "../src/messages.ts";
+import type { AgentMessage } from "../src/messages.ts";
 import { realSessionFiles, REPO_ROOT } from "../../../test/support/sessions.ts";
 import { buildCondensedState } from "../test/support/condensed-state.ts";
+import { concatenate, evictCaches } from "./bench-support.ts";
 
 const self = fileURLToPath(import.meta.url);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -46,7 +48,7 @@ const METHOD = [
   "Method:",
   "- Input: every pi session in `../shared/data/sessions/pi`, read with `readPiSession(text, {compaction: \"ignore\"})` (the full",
   "  history of the current path; compactions dropped so the sizes match what pi-condense was measured on), and the largest one",
-  "  (pi-mono_fixture_before-compaction, 990 messages) concatenated 2x/4x/8x: each copy is a structuredClone with timestamps",
+  "  (pi-mono_fixture_before-compaction, 990 messages read, 1121 with the summaries the state inserts) concatenated 2x/4x/8x: each copy is a structuredClone with timestamps",
   "  shifted past the previous copy and tool-call ids suffixed `~k`, so every occurrence stays unique.",
   "- State: `buildCondensedState(messages, {keepLastUserTurns: 3})` (packages/core/test/support/condensed-state.ts): every batch",
   "  before the last 3 user turns is flushed (trivial ones skipped, the rest summarized with tN refs; the summary custom messages",
@@ -58,6 +60,11 @@ const METHOD = [
   "  never hit.",
   "- *cold, measure off*: the same with `{measure: false}` (no `beforeChars`/`afterChars`), which is how the client renders",
   "  between two state applications (it measures reclaim once per applied state).",
+  "- *cold+evict* (cache-controlled): as *cold*, but after the clone and the GC a read-modify-write of one word per 64-byte",
+  "  line over a 96 MiB buffer (3x the 32 MiB L3, untimed) flushes the clone out of every cache level and the TLB, so each size",
+  "  starts from the same cache state. Plain *cold* starts with as much of the fresh clone in cache as fits, which is all of it",
+  "  at x1 and a small part at x8; its per-message figures therefore mix the render's cost with the cache's capacity.",
+  "  *baseline+evict* is the baseline under the same condition.",
   "- No-op: `pruneMessages(messages, emptyState)`; allocation = heapUsed growth over 200 no-op renders after a forced GC",
   "  (`--expose-gc`), per render (`n/a` when a scavenge ran during the probe).",
   "- Reclaim: `1 - afterChars/beforeChars` of the first full-state render, in chars/4 tokens.",
@@ -94,25 +101,6 @@ function measure(run: (i: number) => void, prepare?: (i: number) => void, budget
   return { median: quantile(samples, 0.5), p95: quantile(samples, 0.95), min: samples[0]!, n: samples.length };
 }
 
-/** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
-function concatenate(messages: readonly AgentMessage[], times: number): AgentMessage[] {
-  let lo = Infinity, hi = -Infinity;
-  for (const m of messages) if (typeof m.timestamp === "number") { lo = Math.min(lo, m.timestamp); hi = Math.max(hi, m.timestamp); }
-  const span = hi - lo + 60_000;
-  const out: AgentMessage[] = [];
-  for (let k = 0; k < times; k++) {
-    for (const m of messages) {
-      if (k === 0) { out.push(m); continue; }
-      const c = structuredClone(m) as Record<string, unknown>;
-      if (typeof c.timestamp === "number") c.timestamp += k * span;
-      if (typeof c.toolCallId === "string") c.toolCallId = `${c.toolCallId}~${k}`;
-      if (Array.isArray(c.content)) for (const b of c.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") b.id = `${b.id}~${k}`;
-      out.push(c as AgentMessage);
-    }
-  }
-  return out;
-}
-
 function noopAllocation(messages: readonly AgentMessage[], state: CondenseState): number | null {
   if (!gc) return null;
   const rounds = 200;
@@ -125,7 +113,7 @@ function noopAllocation(messages: readonly AgentMessage[], state: CondenseState)
 }
 
 interface Row {
-  name: string; messages: number; warm: Timing; cold: Timing; coldUnmeasured: Timing; baseline: Timing; noop: Timing; noopPruned: boolean; noopBytes: number | null;
+  name: string; messages: number; warm: Timing; cold: Timing; coldUnmeasured: Timing; coldEvict: Timing; coldEvictUnmeasured: Timing; baseline: Timing; baselineEvict: Timing; noop: Timing; noopPruned: boolean; noopBytes: number | null;
   reclaim: number; anchor?: number | readonly [number, number];
 }
 
@@ -141,20 +129,27 @@ function benchOne(name: string, messages: AgentMessage[], anchor?: Row["anchor"]
   const cold = measure(() => { pruneMessages(fresh, fx.state, { settings }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
   // The client measures reclaim once per applied state and renders with `measure: false` otherwise.
   const coldUnmeasured = measure(() => { pruneMessages(fresh, fx.state, { settings, measure: false }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
+  // Cache-controlled: the same, with the caches flushed (untimed) between the clone and the render,
+  // so every size starts from the same cache state instead of "whatever of the clone still fits".
+  const coldEvict = measure(() => { pruneMessages(fresh, fx.state, { settings }); }, () => { fresh = structuredClone(base); gc?.(); evictCaches(); }, 1200);
+  const coldEvictUnmeasured = measure(() => { pruneMessages(fresh, fx.state, { settings, measure: false }); }, () => { fresh = structuredClone(base); gc?.(); evictCaches(); }, 1200);
   // What dominated the anchor, on the same inputs: serialize the fresh input and the output once each.
   let output: readonly AgentMessage[] = base;
   let sink = 0;
-  const baseline = measure(() => { sink += JSON.stringify(fresh).length + JSON.stringify(output).length; }, () => {
+  const prepareBaseline = (evict: boolean) => () => {
     fresh = structuredClone(base);
     output = pruneMessages(fresh, fx.state, { settings, measure: false }).messages;
     gc?.();
-  }, 1200);
+    if (evict) evictCaches();
+  };
+  const baseline = measure(() => { sink += JSON.stringify(fresh).length + JSON.stringify(output).length; }, prepareBaseline(false), 1200);
+  const baselineEvict = measure(() => { sink += JSON.stringify(fresh).length + JSON.stringify(output).length; }, prepareBaseline(true), 1200);
   if (sink < 0) console.log(sink);
   const empty = createState();
   const noopProbe = pruneMessages(base, empty, { settings });
   const noop = measure(() => { pruneMessages(base, empty, { settings }); }, undefined, 400);
   return {
-    name, messages: base.length, warm, cold, coldUnmeasured, baseline, noop, noopPruned: noopProbe.pruned, noopBytes: noopAllocation(base, empty),
+    name, messages: base.length, warm, cold, coldUnmeasured, coldEvict, coldEvictUnmeasured, baseline, baselineEvict, noop, noopPruned: noopProbe.pruned, noopBytes: noopAllocation(base, empty),
     reclaim: reclaimPercent(first.beforeChars, first.afterChars), anchor,
   };
 }
@@ -193,15 +188,24 @@ if (largest) {
 process.stderr.write("\n");
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
-const header = "| session | messages | warm median ms | warm min | cold median ms | cold p95 | cold min | cold median, measure off | baseline median ms | baseline min | cold x baseline (median / min) | empty-state median ms | empty-state alloc/render | reclaim | anchor ms | speedup vs anchor, warm | speedup vs anchor, cold |";
-const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
-const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.min)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.cold.min)} | ${f2(r.coldUnmeasured.median)} | ${f2(r.baseline.median)} | ${f2(r.baseline.min)} | ${ratio(r.baseline.median, r.cold.median)} / ${ratio(r.baseline.min, r.cold.min)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} |`)];
+const header = "| session | messages | warm median ms | warm min | cold median ms | cold p95 | cold min | cold median, measure off | baseline median ms | baseline min | cold x baseline (median / min) | empty-state median ms | empty-state alloc/render | reclaim | anchor ms | speedup vs anchor, warm | speedup vs anchor, cold | cold+evict median ms / min | cold+evict x baseline+evict (median) |";
+const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+const table = [header, sep, ...rows.map((r) => `| ${r.name} | ${r.messages} | ${f2(r.warm.median)} | ${f2(r.warm.min)} | ${f2(r.cold.median)} | ${f2(r.cold.p95)} | ${f2(r.cold.min)} | ${f2(r.coldUnmeasured.median)} | ${f2(r.baseline.median)} | ${f2(r.baseline.min)} | ${ratio(r.baseline.median, r.cold.median)} / ${ratio(r.baseline.min, r.cold.min)} | ${f2(r.noop.median)}${r.noopPruned ? "*" : ""} | ${r.noopBytes === null ? "n/a" : `${Math.round(r.noopBytes)} B`} | ${r.reclaim}% | ${anchorText(r.anchor)} | ${speedup(r.anchor, r.warm.median)} | ${speedup(r.anchor, r.cold.median)} | ${f2(r.coldEvict.median)} / ${f2(r.coldEvict.min)} | ${ratio(r.baselineEvict.median, r.coldEvict.median)} |`)];
 const scaled = rows.filter((r) => r.anchor !== undefined);
 const per1k = (t: number, r: Row) => (t / (r.messages / 1000)).toFixed(2);
+const pair = (t: Timing, r: Row) => `${per1k(t.median, r)} / ${per1k(t.min, r)}`;
+/** Per-1k figure of x8 over x1 (1.00 = linear), from the medians and from the mins. */
+const growth = (pick: (r: Row) => Timing) => {
+  const a = scaled[0], b = scaled[scaled.length - 1];
+  if (!a || !b || a === b) return "";
+  const g = (f: (t: Timing) => number) => ((f(pick(b)) / b.messages) / (f(pick(a)) / a.messages)).toFixed(2);
+  return `${g((t) => t.median)} / ${g((t) => t.min)}`;
+};
 const perK = [
-  "| messages | cold median per 1k msgs | cold min per 1k | warm median per 1k | baseline median per 1k | baseline min per 1k |",
-  "|---:|---:|---:|---:|---:|---:|",
-  ...scaled.map((r) => `| ${r.messages} | ${per1k(r.cold.median, r)} | ${per1k(r.cold.min, r)} | ${per1k(r.warm.median, r)} | ${per1k(r.baseline.median, r)} | ${per1k(r.baseline.min, r)} |`),
+  "| messages | cold median per 1k msgs | cold min per 1k | warm median per 1k | baseline median per 1k | baseline min per 1k | cold, measure off: median / min per 1k | cold+evict: median / min per 1k | cold+evict, measure off: median / min per 1k | baseline+evict: median / min per 1k |",
+  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ...scaled.map((r) => `| ${r.messages} | ${per1k(r.cold.median, r)} | ${per1k(r.cold.min, r)} | ${per1k(r.warm.median, r)} | ${per1k(r.baseline.median, r)} | ${per1k(r.baseline.min, r)} | ${pair(r.coldUnmeasured, r)} | ${pair(r.coldEvict, r)} | ${pair(r.coldEvictUnmeasured, r)} | ${pair(r.baselineEvict, r)} |`),
+  `| x8 / x1 (median / min; 1.00 = linear) | ${growth((r) => r.cold)} | | ${growth((r) => r.warm)} | ${growth((r) => r.baseline)} | | ${growth((r) => r.coldUnmeasured)} | ${growth((r) => r.coldEvict)} | ${growth((r) => r.coldEvictUnmeasured)} | ${growth((r) => r.baselineEvict)} |`,
 ];
 const noopAnchor = rows.find((r) => r.anchor === ANCHOR.x1);
 

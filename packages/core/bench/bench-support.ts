@@ -1,0 +1,37 @@
+/** Helpers shared by the core render benches. */
+import { isObject, type AgentMessage } from "../src/messages.ts";
+
+/** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
+export function concatenate(messages: readonly AgentMessage[], times: number): AgentMessage[] {
+  let lo = Infinity, hi = -Infinity;
+  for (const m of messages) if (typeof m.timestamp === "number") { lo = Math.min(lo, m.timestamp); hi = Math.max(hi, m.timestamp); }
+  const span = hi - lo + 60_000;
+  const out: AgentMessage[] = [];
+  for (let k = 0; k < times; k++) {
+    for (const m of messages) {
+      if (k === 0) { out.push(m); continue; }
+      const c = structuredClone(m) as Record<string, unknown>;
+      if (typeof c.timestamp === "number") c.timestamp += k * span;
+      if (typeof c.toolCallId === "string") c.toolCallId = `${c.toolCallId}~${k}`;
+      if (Array.isArray(c.content)) for (const b of c.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") b.id = `${b.id}~${k}`;
+      out.push(c as AgentMessage);
+    }
+  }
+  return out;
+}
+
+/**
+ * Cache eviction: a read-modify-write of one word per 64-byte line over 96 MiB, three times the
+ * 32 MiB L3 of the bench machine (and far beyond its 2 MiB L2 per core and the TLB reach). Run
+ * between the untimed clone and the timed render, it leaves every input size in the same state:
+ * nothing of the clone in any cache level, so per-message figures compare like with like.
+ */
+const EVICT_BYTES = 96 * 2 ** 20;
+let evictBuffer: Int32Array | null = null;
+export let evictSink = 0;
+export function evictCaches(): void {
+  const b = (evictBuffer ??= new Int32Array(EVICT_BYTES / 4));
+  let s = 0;
+  for (let i = 0; i < b.length; i += 16) { const v = b[i]! + 1; b[i] = v; s ^= v; }
+  evictSink ^= s;
+}

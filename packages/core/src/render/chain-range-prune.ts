@@ -139,38 +139,56 @@ function boundaries(state: CondenseState): Boundaries {
 let walkStamp = 0;
 
 /**
- * One scan over the array resolves every entry (CAP-RENDER-9, same rule as chain-range.ts
- * buildRangeIndex with synthetics skipped: a boundary must occur exactly once and the start must come
- * first) and notes where per-batch summaries are, without building a per-timestamp index.
+ * What the render's first pass (stub-replace.ts) collects for this phase, so that resolving every
+ * entry costs no pass of its own (CAP-RENDER-9, same rule as chain-range.ts buildRangeIndex with
+ * synthetics skipped: a boundary must occur exactly once and the start must come first): per entry,
+ * the position and count of its start user and final assistant, and where the per-batch summaries are.
  */
-function resolveAll(messages: readonly unknown[], state: CondenseState, summaryAt: number[]): { pos: Int32Array; count: Int32Array } {
+export interface ChainScan {
+  /** the state's boundary maps (built once per state) */
+  readonly starts: ByTs;
+  readonly ends: ByTs;
+  /** [start position, end position] per entry, -1 when absent */
+  readonly pos: Int32Array;
+  /** [start count, end count] per entry */
+  readonly count: Int32Array;
+  readonly summaryAt: number[];
+}
+
+/** A fresh scan record when this phase will run on this render, else null. */
+export function beginChainScan(state: CondenseState, settings: RenderContext["settings"]): ChainScan | null {
+  const cc = settings.chainCompression;
+  if (!cc || cc.enabled === false || state.chains.length === 0) return null;
   const { starts, ends } = boundaries(state);
   const e = state.chains.length;
-  // [start position, end position] and [start count, end count] per entry
-  const pos = new Int32Array(2 * e).fill(-1);
-  const count = new Int32Array(2 * e);
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (typeof m !== "object" || m === null) continue;
-    const r = m as Record<string, unknown>;
-    const role = r.role;
-    if (role === "user") {
-      const ts = r.timestamp;
-      if (typeof ts !== "number") continue;
-      const k = starts.get(ts);
-      if (k === undefined || isChainSynthetic(r)) continue;
-      if (typeof k === "number") { pos[2 * k] = i; count[2 * k]! += 1; }
-      else for (const j of k) { pos[2 * j] = i; count[2 * j]! += 1; }
-    } else if (role === "assistant") {
-      const ts = r.timestamp;
-      if (typeof ts !== "number") continue;
-      const k = ends.get(ts);
-      if (k === undefined) continue;
-      if (typeof k === "number") { pos[2 * k + 1] = i; count[2 * k + 1]! += 1; }
-      else for (const j of k) { pos[2 * j + 1] = i; count[2 * j + 1]! += 1; }
-    } else if (role === "custom" && isSummaryMessage(r)) summaryAt.push(i);
-  }
-  return { pos, count };
+  return { starts, ends, pos: new Int32Array(2 * e).fill(-1), count: new Int32Array(2 * e), summaryAt: [] };
+}
+
+/** A user at position i whose timestamp starts entries `k` (the caller has ruled out synthetics). */
+export function noteStart(scan: ChainScan, k: number | number[], i: number): void {
+  if (typeof k === "number") { scan.pos[2 * k] = i; scan.count[2 * k]! += 1; }
+  else for (const j of k) { scan.pos[2 * j] = i; scan.count[2 * j]! += 1; }
+}
+
+/** An assistant at position i whose timestamp ends entries `k`. */
+export function noteEnd(scan: ChainScan, k: number | number[], i: number): void {
+  if (typeof k === "number") { scan.pos[2 * k + 1] = i; scan.count[2 * k + 1]! += 1; }
+  else for (const j of k) { scan.pos[2 * j + 1] = i; scan.count[2 * j + 1]! += 1; }
+}
+
+/** The boundary rule for any object element (the first pass inlines it for readable messages). */
+export function noteBoundary(scan: ChainScan, r: Record<string, unknown>, i: number): void {
+  const role = r.role;
+  const ts = r.timestamp;
+  if (role === "user") {
+    if (typeof ts !== "number") return;
+    const k = scan.starts.get(ts);
+    if (k !== undefined && !isChainSynthetic(r)) noteStart(scan, k, i);
+  } else if (role === "assistant") {
+    if (typeof ts !== "number") return;
+    const k = scan.ends.get(ts);
+    if (k !== undefined) noteEnd(scan, k, i);
+  } else if (role === "custom" && isSummaryMessage(r)) scan.summaryAt.push(i);
 }
 
 /** The bare ids a pass dropped (calls and results inside accepted ranges); only legacy refs need it. */
@@ -192,8 +210,11 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const cc = ctx.settings.chainCompression;
   const { state } = ctx;
   if (!cc || cc.enabled === false || state.chains.length === 0) return messages;
-  const summaryAt: number[] = [];
-  const { pos, count } = resolveAll(messages, state, summaryAt);
+  // Boundaries were resolved by the first pass over phase 1's input: phases 1 and 2 replace tool
+  // results and assistants in place with copies of the same role and timestamp, so they hold here.
+  const scan = ctx.chainScan;
+  if (!scan) return messages;
+  const { pos, count, summaryAt } = scan;
   const resolved: Accepted[] = [];
   state.chains.forEach((entry, order) => {
     const ok = entry.finalAssistantTimestamp !== null && entry.finalAssistantTimestamp !== undefined &&

@@ -11,9 +11,8 @@
  * shrink, so a second render never purges anything the first did not. (Per-batch summary messages
  * are transparent here, unlike in the sweep, because phase 3 may remove them.)
  */
-import { isObject, isSummaryMessage, type AssistantMessage } from "../messages.ts";
+import { isObject, type AssistantMessage, type ToolResultMessage } from "../messages.ts";
 import { purgedArgs } from "../texts.ts";
-import { isReadableAssistant, isReadableToolResult } from "./message-shape.ts";
 import { markProduced } from "./message-size.ts";
 import type { RenderContext } from "./render-context.ts";
 import { answeredEarlier, callsId } from "./turn-pairing.ts";
@@ -48,35 +47,32 @@ function argChars(b: Record<string, unknown>, field: string): number {
 export function errorPurge(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
   const pe = ctx.settings.purgeErrors;
   if (!pe || pe.enabled === false) return messages;
+  // The first pass (stub-replace.ts) noted every readable failed result with an opener, and counted
+  // the turns; a render without failures does no work here.
+  const c = ctx.purgeCandidates;
+  if (!c) return messages;
   const cooldown = typeof pe.cooldownTurns === "number" ? pe.cooldownTurns : 2;
   const minChars = typeof pe.minArgChars === "number" ? pe.minArgChars : 500;
-  // Two scans so a clean render allocates nothing: the total turn count first, then the decisions.
-  let current = ctx.assistantTurns ?? -1;
-  if (current < 0) { current = 0; for (const m of messages) if (isReadableAssistant(m)) current++; }
-  let assistants = 0;
+  const current = ctx.assistantTurns ?? 0;
   let opener = -1;
   let ids: string[] | undefined; // purgeable failed calls of the current opener
   let out: unknown[] | undefined;
-  // No closures in this loop: a closure over `m` would make V8 allocate a context per message.
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (isReadableAssistant(m)) {
+  // Candidates come in input order, so those of one turn are adjacent: a turn's ids are applied
+  // together when the next candidate's opener differs, as the per-turn scan did.
+  for (let k = 0; k < c.length; k += 3) {
+    const i = c[k]!;
+    const o = c[k + 1]!;
+    if (o !== opener) {
       if (ids) { out = applyPurge(messages, out, opener, ids, minChars, ctx); ids = undefined; }
-      assistants++;
-      opener = i;
-      continue;
+      opener = o;
     }
-    if (isReadableToolResult(m)) {
-      if (m.isError !== true || opener < 0 || current - assistants < cooldown) continue;
-      const a = messages[opener] as AssistantMessage;
-      if (!callsId(a, m.toolCallId) || answeredEarlier(messages, opener, i, m.toolCallId)) continue;
-      if (hasPurgeableCall(a, m.toolCallId, minChars)) (ids ??= []).push(m.toolCallId);
-      continue;
-    }
-    if (!isSummaryMessage(m)) {
-      if (ids) { out = applyPurge(messages, out, opener, ids, minChars, ctx); ids = undefined; }
-      opener = -1;
-    }
+    if (current - c[k + 2]! < cooldown) continue;
+    // a result stubbed by phase 1 says isError:false (same id and position, so pairing is unchanged)
+    const m = messages[i] as ToolResultMessage;
+    if (m.isError !== true) continue;
+    const a = messages[o] as AssistantMessage;
+    if (!callsId(a, m.toolCallId) || answeredEarlier(messages, o, i, m.toolCallId)) continue;
+    if (hasPurgeableCall(a, m.toolCallId, minChars)) (ids ??= []).push(m.toolCallId);
   }
   if (ids) out = applyPurge(messages, out, opener, ids, minChars, ctx);
   return out ?? messages;

@@ -6,6 +6,7 @@ import type { Diagnostic } from "../diagnostics.ts";
 import type { ProtectionRules } from "../protection.ts";
 import type { CondenseSettings } from "../settings.ts";
 import type { CondenseState } from "../state.ts";
+import type { ChainScan } from "./chain-range-prune.ts";
 import type { SizeMemo } from "./message-size.ts";
 
 export interface RenderStats {
@@ -33,6 +34,14 @@ export interface RenderContext {
    * count holds for phase 2's input.
    */
   assistantTurns: number | null;
+  /**
+   * Failed tool results found by the first pass, as flat triples (result index, index of the
+   * assistant that opened its turn, assistant turns counted up to and including that opener); null
+   * when there is none or error purge is off. Positions hold for phase 2's input (phase 1 replaces in place).
+   */
+  purgeCandidates: number[] | null;
+  /** Chain boundaries and per-batch summary positions found by the first pass; null when no entry applies. */
+  chainScan: ChainScan | null;
   /**
    * Size memo when this render measures and the state can prune (the first pass then sizes every
    * input element), else null: a render with an empty state measures afterwards, only if it pruned.

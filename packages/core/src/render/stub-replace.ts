@@ -4,16 +4,19 @@
  * stub says `isError:false`, and it is byte-identical on every render because it is built once per
  * occurrence per state version and then reused as the same object.
  *
- * Its scan is also the render's classifying pass: it reports unreadable messages (malformed-scan.ts)
- * and counts assistant turns for error purge, so on a fresh clone of thousands of messages every role
- * is read once here instead of once per phase.
+ * Its scan is also the render's only full pass over the input: it reports unreadable messages
+ * (malformed-scan.ts), takes the input sizes, counts assistant turns and notes failed results with the
+ * turn that opened them for error purge, and finds the chain boundaries and per-batch summaries for
+ * chain-range prune. On a fresh clone of thousands of messages every message head is read once per
+ * render here instead of once per phase; the later phases read only the messages they act on.
  */
 import { occKey } from "../keys.ts";
-import { isObject, type ToolResultMessage } from "../messages.ts";
+import { isObject, isSummaryMessage, type ToolResultMessage } from "../messages.ts";
 import { isProtectedCall, type ProtectionRules } from "../protection.ts";
 import { recordFor, hasLegacyBareRecord, isSummarized, type CondenseState } from "../state.ts";
 import type { ToolCallRecord } from "../state-types.ts";
 import { QUERY_TOOL_NAME, storedStubText, summaryStubText } from "../texts.ts";
+import { beginChainScan, noteBoundary, noteEnd, noteStart } from "./chain-range-prune.ts";
 import { reportMalformedOne } from "./malformed-scan.ts";
 import { beginInputSizes, sizeInputAt } from "./message-size.ts";
 import { isChainSynthetic } from "./message-shape.ts";
@@ -98,16 +101,26 @@ function isSameStub(m: ToolResultMessage, stub: ToolResultMessage): boolean {
 }
 
 export function stubReplace(messages: readonly unknown[], ctx: RenderContext): readonly unknown[] {
-  const { state, rules } = ctx;
+  const { state, rules, settings } = ctx;
   // nothing indexed: nothing to stub (aliases need records too); the pass still classifies
   const stubbing = state.records.size > 0;
   const cache = stubbing ? stateCache(state) : undefined;
-  const k = ctx.settings.recoveryGraceTurns;
+  const k = settings.recoveryGraceTurns;
   const graceOn = typeof k === "number" && k > 0;
   let users = 0;
   let assistants = 0;
   let hits: { index: number; d: StubDecision }[] | undefined;
   let queries: { key: string; seen: number }[] | undefined;
+  // Error purge (phase 2) needs the turn that opened each failed result; the pass tracks it with the
+  // phase's own rule (see error-purge.ts) and notes failed results as candidates.
+  const pe = settings.purgeErrors;
+  const purging = !!pe && pe.enabled !== false;
+  let opener = -1;
+  let candidates: number[] | null = null;
+  // Chain-range prune (phase 3) resolves its boundaries from this pass (see chain-range-prune.ts).
+  const chain = beginChainScan(state, settings);
+  const starts = chain?.starts;
+  const ends = chain?.ends;
   // One role dispatch per message: the readability rules of message-shape.ts (malformedReason,
   // isReadableToolResult/Assistant) applied inline, so no later pass re-reads every role for them.
   const memo = ctx.sizeMemo;
@@ -116,12 +129,19 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
     const m = messages[i];
     // Sizes are taken here, while the message is in cache; a clean render discards them.
     if (memo) sizeInputAt(i, m, memo);
-    if (!isObject(m)) { reportMalformedOne(ctx, m, "not-an-object"); continue; }
+    if (!isObject(m)) {
+      reportMalformedOne(ctx, m, "not-an-object");
+      opener = -1;
+      // an array is an object to the boundary rule (it reads its role like any other)
+      if (chain && typeof m === "object" && m !== null) noteBoundary(chain, m as unknown as Record<string, unknown>, i);
+      continue;
+    }
     const role = m.role;
-    if (typeof role !== "string") { reportMalformedOne(ctx, m, "missing-role"); continue; }
+    if (typeof role !== "string") { reportMalformedOne(ctx, m, "missing-role"); opener = -1; continue; }
     if (role === "toolResult") {
-      if (typeof m.toolCallId !== "string") { reportMalformedOne(ctx, m, "missing-tool-call-id"); continue; }
-      if (!Array.isArray(m.content)) { reportMalformedOne(ctx, m, "bad-content"); continue; }
+      if (typeof m.toolCallId !== "string") { reportMalformedOne(ctx, m, "missing-tool-call-id"); opener = -1; continue; }
+      if (!Array.isArray(m.content)) { reportMalformedOne(ctx, m, "bad-content"); opener = -1; continue; }
+      if (purging && opener >= 0 && m.isError === true) (candidates ??= []).push(i, opener, assistants);
       if (!cache) continue;
       const r = m as unknown as ToolResultMessage;
       const d = decide(state, cache, r);
@@ -132,14 +152,27 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (d === KEEP || d.stub === r || isSameStub(r, d.stub) || isProtectedRecord(rules, d.record)) continue;
       (hits ??= []).push({ index: i, d });
     } else if (role === "assistant") {
-      if (Array.isArray(m.content)) assistants++; else reportMalformedOne(ctx, m, "bad-content");
+      if (Array.isArray(m.content)) { assistants++; opener = i; } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
+      if (ends) {
+        const ts = m.timestamp;
+        if (typeof ts === "number") { const e = ends.get(ts); if (e !== undefined) noteEnd(chain!, e, i); }
+      }
     } else if (role === "user") {
       if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
       if (graceOn && stubbing && !isChainSynthetic(m)) users++;
+      opener = -1;
+      if (starts) {
+        const ts = m.timestamp;
+        if (typeof ts === "number") { const e = starts.get(ts); if (e !== undefined && !isChainSynthetic(m)) noteStart(chain!, e, i); }
+      }
     } else if (role === "custom") {
       if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
-    }
+      // per-batch summaries are transparent to error purge's turn rule, and phase 3 may drop them
+      if (isSummaryMessage(m)) { if (chain) chain.summaryAt.push(i); } else opener = -1;
+    } else opener = -1;
   }
+  ctx.purgeCandidates = candidates;
+  ctx.chainScan = chain;
   ctx.assistantTurns = assistants;
   if (!hits) return messages;
   // CAP-QUERY-5, same rule as graceSet(): decided after the scan, once the user-turn count is known.

@@ -13,7 +13,7 @@ export * from "./repo/sessions.ts";
 export * from "./repo/captures.ts";
 export * from "./repo/flush-requests.ts";
 export { recordFlushMetrics, type FlushMetricsWrite, type RecordFlushMetricsInput } from "./repo/flush-metrics.ts";
-export { commitFlush, type CommitFlushInput, type CommitFlushResult, type FlushWrites } from "./repo/commit-flush.ts";
+export { commitFlush, type CommitFlushInput, type CommitFlushResult, type FlushWrites, type SeenSession } from "./repo/commit-flush.ts";
 export { commitChains, type ChainWrite, type ChainWrites, type CommitChainsInput, type CommitChainsResult, type DiagnosticWrite } from "./repo/commit-chains.ts";
 export { mintRefs, type MintedRefs } from "./repo/ref-minting.ts";
 export type { RecordWrite } from "./repo/state-rows.ts";

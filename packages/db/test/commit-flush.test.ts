@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyDelta, createState } from "@condense/core";
 import {
+  commitChains,
   commitFlush,
   createFlushRequest,
   ensureTenant,
@@ -9,7 +10,9 @@ import {
   getStateDelta,
   insertCaptures,
   loadPendingCaptures,
+  loadPendingForFlush,
   recordFlushMetrics,
+  reserveRefs,
 } from "../src/index.ts";
 import { batch, call, summarizeAll } from "./support/fixtures.ts";
 import { snapshotRows } from "./support/snapshot.ts";
@@ -173,5 +176,72 @@ describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
     expect(stepwise.state.frontier).toEqual(full.state.frontier);
     expect(stepwise.state.stats).toEqual(full.state.stats);
     expect(stepwise.state.nextRef).toBe(4);
+  });
+});
+
+describe.each(testDbKinds())("commitFlush, optimistic path (%s)", (kind) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await createTestDb(kind);
+    await ensureTenant(t.handle.db, { id: "acme" });
+  });
+  afterAll(async () => t?.drop());
+
+  /** What a worker does before its commit: read the captures with the session's commit_seq, reserve refs. */
+  async function planned(sessionId: string, requestId: string, tag: string) {
+    const db = t.handle.db;
+    const key = { tenantId: "acme", sessionId };
+    const loaded = await loadPendingForFlush(db, { ...key, flushRequestId: requestId });
+    const plan = summarizeAll(loaded.batches, tag);
+    const reserved = await reserveRefs(db, { ...key, flushRequestId: requestId, keys: plan.mint });
+    const writes = plan.writes({ groups: reserved.groups, byKey: reserved.byKey, firstRef: 0, nextRef: 0 });
+    return { ...key, flushRequestId: requestId, attempt: 1, mintRefs: [], seen: loaded.seen!, writes };
+  }
+
+  it("of two runs planned from the same read exactly one applies; the other writes nothing and is stale", async () => {
+    const db = t.handle.db;
+    const key = { tenantId: "acme", sessionId: "opt-race" };
+    await insertCaptures(db, { ...key, captureId: "c1", batches: [batch(0, [call("a", 1), call("b", 2)])] });
+    const reqA = await createFlushRequest(db, { ...key, trigger: "manual" });
+    const reqB = await createFlushRequest(db, { ...key, trigger: "manual" });
+    const a = await planned("opt-race", reqA.id, "a");
+    const b = await planned("opt-race", reqB.id, "b");
+    expect(a.seen.commitSeq).toBe(b.seen.commitSeq);
+    const results = await Promise.all([commitFlush(db, a), commitFlush(db, b)]);
+    expect(results.map((r) => r.status).sort()).toEqual(["committed", "stale"]);
+    const winner = results[0]!.status === "committed" ? a : b;
+    const won = results.find((r) => r.status === "committed")!;
+    expect(won).toMatchObject({ version: 1, written: { records: 2, summaries: 1, captures: 2, frontier: true, metricsRow: true } });
+    const snap = await snapshotRows(db);
+    const summaries = (snap.summaries as { session_id: string; id: string }[]).filter((s) => s.session_id === "opt-race");
+    expect(summaries.map((s) => s.id)).toEqual([`s-${winner === a ? "a" : "b"}-a@1,b@2`]);
+    const metrics = (snap.flush_metrics as { session_id: string; flush_request_id: string }[]).filter((m) => m.session_id === "opt-race");
+    expect(metrics.map((m) => m.flush_request_id)).toEqual([winner.flushRequestId]);
+    // The winner re-run with its old read returns the stored result and writes nothing.
+    const again = await commitFlush(db, winner);
+    expect(again).toEqual({ ...won, status: "already-committed" });
+    expect(await snapshotRows(db)).toEqual(snap);
+  });
+
+  it("any commit after the read (even one touching none of its keys) makes the plan stale; a fresh read commits", async () => {
+    const db = t.handle.db;
+    const key = { tenantId: "acme", sessionId: "opt-seq" };
+    await insertCaptures(db, { ...key, captureId: "c1", batches: [batch(0, [call("a", 1)])] });
+    const req1 = await createFlushRequest(db, { ...key, trigger: "manual" });
+    expect((await commitFlush(db, await planned("opt-seq", req1.id, "one"))).status).toBe("committed");
+    await insertCaptures(db, { ...key, captureId: "c2", batches: [batch(1, [call("c", 3)])] });
+    const req2 = await createFlushRequest(db, { ...key, trigger: "manual" });
+    const stalePlan = await planned("opt-seq", req2.id, "two");
+    // A chain commit of the first request writes no state but is a commit.
+    await commitChains(db, { ...key, flushRequestId: req1.id, mintRefs: [], writes: { chains: [], records: [] } });
+    const before = await snapshotRows(db);
+    const stale = await commitFlush(db, stalePlan);
+    expect(stale).toMatchObject({ status: "stale", conflicts: [], version: 1 });
+    expect(await snapshotRows(db)).toEqual(before);
+    const fresh = await commitFlush(db, await planned("opt-seq", req2.id, "two"));
+    // Refs were reserved before summarizing (reserveRefs), so this commit minted none itself.
+    expect(fresh).toMatchObject({ status: "committed", version: 2, refs: {}, nextRef: 3 });
+    expect((await getStateDelta(db, { ...key, since: 1 }))!.records.map((r) => [r.key, r.shortRef])).toEqual([["c@3", "t2"]]);
+    expect(await getSession(db, key)).toMatchObject({ version: 2, nextRef: 3 });
   });
 });

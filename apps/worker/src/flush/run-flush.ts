@@ -113,7 +113,7 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
 
   for (let round = 0; ; round++) {
     // A re-plan after a stale commit reads the captures again.
-    const { batches: pending, indexed } = round === 0 ? firstPending : await loadPendingForFlush(db, { ...key, flushRequestId });
+    const { batches: pending, indexed, seen } = round === 0 ? firstPending : await loadPendingForFlush(db, { ...key, flushRequestId });
     if (pending.length === 0) {
       clock.lap("pending");
       await recordFlushMetrics(db, { tenantId, flushRequestId, attempt, outcome: "empty", settle: "committed", ...baseMetrics, runMs: performance.now() - started });
@@ -158,6 +158,8 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
     if (batches.length === 0) writes.metrics = { ...writes.metrics, outcome: "empty", reason: "all pending captures were already indexed or protected" };
     const commit = await commitFlush(db, {
       ...key, flushRequestId, attempt, mintRefs: [],
+      // The session as read with the captures: the commit applies only if no other commit came since.
+      ...(seen ? { seen } : {}),
       writes: () => { deps.hooks?.reached("in-commit"); return writes; },
     });
     clock.lap("commit");

@@ -3,10 +3,12 @@
  * id, same calls) changes nothing and reports its calls as duplicates. The flush job reads pending
  * captures up to its cursor, in capture order, regrouped into the batches the client sent.
  */
-import { and, asc, eq, getTableColumns, lte, max, sql, type SQL } from "drizzle-orm";
-import { occKey, type CapturedBatch, type CapturedToolCall } from "@condense/core";
+import { and, asc, eq, lte, max, sql, type SQL } from "drizzle-orm";
+import { occKey, type CapturedBatch, type CapturedToolCall, type SummarizerStats } from "@condense/core";
 import type { Db } from "../client.ts";
-import { captures, dedupAliases, flushRequests, sessions, toolCallRecords, type CaptureStatus } from "../schema/index.ts";
+import { num, numOrNull, rawQuery } from "../raw-query.ts";
+import { captures, sessions, type CaptureStatus } from "../schema/index.ts";
+import type { SeenSession } from "./commit-flush.ts";
 import { ensureSession, type SessionKey } from "./sessions.ts";
 
 export interface InsertCapturesInput extends SessionKey {
@@ -107,30 +109,67 @@ export interface PendingForFlush {
   batches: PendingBatch[];
   /** Occurrence keys among them that already have a record or a dedup alias in the session. */
   indexed: Set<string>;
+  /**
+   * The session's commit sequence and stats in the same snapshot as the captures: `commitFlush`'s
+   * optimistic commit applies only if no commit happened since. Null when the session does not exist.
+   */
+  seen: SeenSession | null;
 }
 
 /**
  * The flush job's first read, in one statement: the pending captures up to the request's cursor
- * (read from the request row, so this can run alongside the request read) and which of them are
- * already indexed (a record or an alias with the same key: the frontier trim).
+ * (read from the request row, so this can run alongside the request read), which of them are
+ * already indexed (a record or an alias with the same key: the frontier trim), and the session's
+ * commit sequence. Fixed text (raw-query.ts): this runs once per flush.
  */
 export async function loadPendingForFlush(db: Db, input: SessionKey & { flushRequestId: string }): Promise<PendingForFlush> {
-  const cursor = db
-    .select({ cursor: flushRequests.cursor })
-    .from(flushRequests)
-    .where(and(eq(flushRequests.tenantId, input.tenantId), eq(flushRequests.id, input.flushRequestId)));
-  const rows = await db
-    .select({
-      ...getTableColumns(captures),
-      // Qualified by hand: drizzle renders a column inside a select field without its table.
-      indexed: sql<boolean>`(exists (select 1 from ${toolCallRecords} r where r.tenant_id = "captures"."tenant_id" and r.session_id = "captures"."session_id" and r.key = "captures"."occurrence_key")
-        or exists (select 1 from ${dedupAliases} a where a.tenant_id = "captures"."tenant_id" and a.session_id = "captures"."session_id" and a.key = "captures"."occurrence_key"))`,
-    })
-    .from(captures)
-    .where(pendingUpTo(input, sql`(${cursor})`))
-    .orderBy(asc(captures.seq));
-  return { batches: groupPendingRows(rows), indexed: new Set(rows.filter((r) => r.indexed).map((r) => r.occurrenceKey)) };
+  const rows = await rawQuery(db, PENDING_FOR_FLUSH_SQL, [input.tenantId, input.sessionId, input.flushRequestId]);
+  const first = rows[0];
+  const seen = first ? { commitSeq: num(first.commit_seq), stats: first.stats as SummarizerStats } : null;
+  const captured = rows.filter((r) => r.seq !== null).map(captureFromRow);
+  const indexed = new Set<string>();
+  for (let i = 0; i < rows.length; i++) if (rows[i]!.indexed === true) indexed.add(rows[i]!.occurrence_key as string);
+  return { batches: groupPendingRows(captured), indexed, seen };
 }
+
+const PENDING_FOR_FLUSH_SQL = `
+select s.commit_seq, s.stats, c.seq, c.occurrence_key, c.capture_id, c.batch_index, c.call_index, c.tool_call_id, c.tool_name, c.args,
+  c.result_text, c.is_error, c.result_timestamp, c.content_hash, c.turn_index, c.batch_timestamp, c.assistant_text, c.user_turn_group,
+  (c.seq is not null and (
+    exists (select 1 from tool_call_records r where r.tenant_id = c.tenant_id and r.session_id = c.session_id and r.key = c.occurrence_key)
+    or exists (select 1 from dedup_aliases a where a.tenant_id = c.tenant_id and a.session_id = c.session_id and a.key = c.occurrence_key))) as indexed
+from sessions s
+left join captures c on c.tenant_id = s.tenant_id and c.session_id = s.session_id and c.status = 'pending'
+  and c.seq <= (select f.cursor from flush_requests f where f.tenant_id = $1 and f.id = $3::uuid)
+where s.tenant_id = $1 and s.session_id = $2
+order by c.seq`;
+
+/** The columns groupPendingRows reads, from a raw row. */
+function captureFromRow(r: Record<string, unknown>): CaptureRow {
+  return {
+    seq: num(r.seq),
+    occurrenceKey: r.occurrence_key as string,
+    captureId: r.capture_id as string,
+    batchIndex: r.batch_index as number,
+    callIndex: r.call_index as number,
+    toolCallId: r.tool_call_id as string,
+    toolName: r.tool_name as string,
+    args: r.args as Record<string, unknown>,
+    resultText: r.result_text as string,
+    isError: r.is_error as boolean,
+    resultTimestamp: numOrNull(r.result_timestamp),
+    contentHash: (r.content_hash as string | null) ?? null,
+    turnIndex: r.turn_index as number,
+    batchTimestamp: num(r.batch_timestamp),
+    assistantText: r.assistant_text as string,
+    userTurnGroup: (r.user_turn_group as number | null) ?? null,
+  };
+}
+
+/** What groupPendingRows needs of a capture row. */
+type CaptureRow = Pick<typeof captures.$inferSelect,
+  "seq" | "occurrenceKey" | "captureId" | "batchIndex" | "callIndex" | "toolCallId" | "toolName" | "args" | "resultText" | "isError"
+  | "resultTimestamp" | "contentHash" | "turnIndex" | "batchTimestamp" | "assistantText" | "userTurnGroup">;
 
 /** A session's pending captures with seq <= cursor (a number, or a subquery that yields one). */
 function pendingUpTo(key: SessionKey, cursor: number | SQL) {
@@ -138,7 +177,7 @@ function pendingUpTo(key: SessionKey, cursor: number | SQL) {
 }
 
 /** Capture rows (in seq order) regrouped into the client's batches (capture id + batch index). */
-function groupPendingRows(rows: (typeof captures.$inferSelect)[]): PendingBatch[] {
+function groupPendingRows(rows: CaptureRow[]): PendingBatch[] {
   const batches = new Map<string, PendingBatch>();
   for (const r of rows) {
     const id = `${r.captureId}\u0000${r.batchIndex}`;

@@ -109,6 +109,8 @@ export async function commitChains(db: Db, input: CommitChainsInput): Promise<Co
         nextRef: minted.nextRef,
         nextBlock,
         version,
+        // Every commit advances commit_seq: a flush planned before this one commits as stale.
+        commitSeq: sql`${sessions.commitSeq} + 1`,
         ...(hasStats(stats) ? { stats: addStats(session.stats, stats), statsVersion: version } : {}),
         updatedAt: sql`now()`,
       })

@@ -3,12 +3,11 @@
  * indexed with it (backfilled records never seed canonicals). Scope "session" looks in one session,
  * scope "tenant" (sessionId null) across all sessions of the tenant, never beyond it.
  */
-import { and, asc, eq, getTableColumns, inArray, isNotNull, sql } from "drizzle-orm";
 import type { ToolCallRecord } from "@condense/core";
 import type { Db } from "../client.ts";
-import { dedupAliases, toolCallRecords } from "../schema/index.ts";
+import { rawQuery } from "../raw-query.ts";
 import { chunks } from "./bulk-upsert.ts";
-import { recordFromRow } from "./state-rows.ts";
+import { recordFromRawRow } from "./state-rows.ts";
 
 export interface CanonicalRecord {
   sessionId: string;
@@ -28,25 +27,37 @@ export async function findCanonicalByHash(
 ): Promise<Map<string, CanonicalRecord>> {
   const out = new Map<string, CanonicalRecord>();
   const presentIn = input.presentIn;
-  const present = presentIn === undefined ? sql<boolean>`null` : sql<boolean>`(exists (select 1 from ${toolCallRecords} r where r.tenant_id = ${input.tenantId} and r.session_id = ${presentIn} and r.key = "tool_call_records"."key")
-    or exists (select 1 from ${dedupAliases} a where a.tenant_id = ${input.tenantId} and a.session_id = ${presentIn} and a.key = "tool_call_records"."key"))`;
   for (const chunk of chunks([...new Set(input.hashes)], 500)) {
-    const rows = await db
-      .selectDistinctOn([toolCallRecords.contentHash], { ...getTableColumns(toolCallRecords), presentInSession: present })
-      .from(toolCallRecords)
-      .where(
-        and(
-          eq(toolCallRecords.tenantId, input.tenantId),
-          input.sessionId === null ? undefined : eq(toolCallRecords.sessionId, input.sessionId),
-          isNotNull(toolCallRecords.contentHash),
-          sql`not ${toolCallRecords.backfilled}`,
-          inArray(toolCallRecords.contentHash, chunk),
-        ),
-      )
-      .orderBy(toolCallRecords.contentHash, asc(toolCallRecords.seq));
+    const rows = input.sessionId === null
+      ? await rawQuery(db, TENANT_CANONICALS_SQL, [input.tenantId, chunk, presentIn ?? null])
+      : await rawQuery(db, SESSION_CANONICALS_SQL, [input.tenantId, input.sessionId, chunk, presentIn ?? null]);
     for (const r of rows) {
-      out.set(r.contentHash!, { sessionId: r.sessionId, record: recordFromRow(r), storedBody: r.storedBody, ...(presentIn !== undefined ? { presentInSession: r.presentInSession === true } : {}) });
+      out.set(r.content_hash as string, {
+        sessionId: r.session_id as string,
+        record: recordFromRawRow(r),
+        storedBody: (r.stored_body as string | null) ?? null,
+        ...(presentIn !== undefined ? { presentInSession: r.present_in_session === true } : {}),
+      });
     }
   }
   return out;
 }
+
+const CANONICAL_COLUMNS = `t.session_id, t.key, t.tool_call_id, t.tool_name, t.args, t.result_text, t.is_error, t.turn_index, t.batch_timestamp,
+  t.result_timestamp, t.short_ref, t.content_hash, t.stored_bytes, t.stored_preview, t.stored_body, t.summary_id, t.backfilled`;
+
+/** Whether the canonical's key already has a record or an alias in session $P (null: not asked). */
+const presentIn = (p: string) => `(case when ${p}::text is null then null else (
+  exists (select 1 from tool_call_records r where r.tenant_id = t.tenant_id and r.session_id = ${p}::text and r.key = t.key)
+  or exists (select 1 from dedup_aliases a where a.tenant_id = t.tenant_id and a.session_id = ${p}::text and a.key = t.key)) end) as present_in_session`;
+
+// Fixed texts (raw-query.ts), one per scope so each keeps its own index plan.
+const SESSION_CANONICALS_SQL = `select distinct on (t.content_hash) ${CANONICAL_COLUMNS}, ${presentIn("$4")}
+  from tool_call_records t
+  where t.tenant_id = $1 and t.session_id = $2 and t.content_hash is not null and not t.backfilled and t.content_hash = any($3::text[])
+  order by t.content_hash, t.seq`;
+
+const TENANT_CANONICALS_SQL = `select distinct on (t.content_hash) ${CANONICAL_COLUMNS}, ${presentIn("$3")}
+  from tool_call_records t
+  where t.tenant_id = $1 and t.content_hash is not null and not t.backfilled and t.content_hash = any($2::text[])
+  order by t.content_hash, t.seq`;

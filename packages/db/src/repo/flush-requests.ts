@@ -2,9 +2,10 @@
  * Flush requests: what a client asked for (trigger, pre-flush metrics, detected chains, settings).
  * The request row is written before the job is enqueued, and the job carries only its id and cursor.
  */
-import { and, eq, getTableColumns, max, sql } from "drizzle-orm";
+import { and, eq, max, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
-import { captures, flushMetrics, flushRequests, type FlushRequestStatus } from "../schema/index.ts";
+import { date, dateOrNull, num, numOrNull, rawQuery } from "../raw-query.ts";
+import { captures, flushRequests, type FlushRequestStatus } from "../schema/index.ts";
 import { ensureSession, type SessionKey } from "./sessions.ts";
 
 export interface FlushRequest {
@@ -83,18 +84,41 @@ export interface FlushRequestForRun {
  * ref reservation. Null when the request does not exist for this tenant.
  */
 export async function getFlushRequestForRun(db: Db, input: { tenantId: string; flushRequestId: string; queueAttempt: number }): Promise<FlushRequestForRun | null> {
-  const { refReservation: _r, ...columns } = getTableColumns(flushRequests);
-  const [row] = await db
-    .select({
-      ...columns,
-      refReservation: flushRequests.refReservation,
-      lastAttempt: sql<number | null>`(select max(m.attempt) from ${flushMetrics} m where m.flush_request_id = "flush_requests"."id")`,
-    })
-    .from(flushRequests)
-    .where(and(eq(flushRequests.tenantId, input.tenantId), eq(flushRequests.id, input.flushRequestId)));
+  const [row] = await rawQuery(db, REQUEST_FOR_RUN_SQL, [input.tenantId, input.flushRequestId]);
   if (!row) return null;
-  const { lastAttempt, refReservation, ...request } = row;
-  return { request, attempt: Math.max(input.queueAttempt, Number(lastAttempt ?? 0) + 1), refReservation: refReservation ?? {} };
+  const lastAttempt = row.last_attempt === null ? 0 : num(row.last_attempt);
+  const refReservation = (row.ref_reservation ?? {}) as Record<string, string>;
+  return { request: requestFromRow(row), attempt: Math.max(input.queueAttempt, lastAttempt + 1), refReservation };
+}
+
+const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";
+
+/** One request of a tenant by id (fixed text: see raw-query.ts). */
+export const REQUEST_BY_ID_SQL = `select ${REQUEST_COLUMNS} from flush_requests where tenant_id = $1 and id = $2::uuid`;
+
+const REQUEST_FOR_RUN_SQL = `select ${REQUEST_COLUMNS}, ref_reservation,
+  (select max(m.attempt) from flush_metrics m where m.flush_request_id = flush_requests.id) as last_attempt
+  from flush_requests where tenant_id = $1 and id = $2::uuid`;
+
+/** A flush_requests row read with raw SQL (snake_case columns) as a FlushRequest. */
+export function requestFromRow(r: Record<string, unknown>): FlushRequest {
+  return {
+    id: r.id as string,
+    tenantId: r.tenant_id as string,
+    sessionId: r.session_id as string,
+    trigger: r.trigger as string,
+    metrics: r.metrics as Record<string, unknown>,
+    chains: r.chains as unknown[],
+    settings: r.settings as Record<string, unknown>,
+    cursor: num(r.cursor),
+    status: r.status as FlushRequestStatus,
+    requestedAt: date(r.requested_at),
+    completedAt: dateOrNull(r.completed_at),
+    committedVersion: numOrNull(r.committed_version),
+    result: (r.result as Record<string, unknown> | null) ?? null,
+    chainsResult: (r.chains_result as Record<string, unknown> | null) ?? null,
+    coalescedInto: (r.coalesced_into as string | null) ?? null,
+  };
 }
 
 export class FlushRequestConflictError extends Error {

@@ -16,6 +16,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client.ts";
 import { flushRequests, sessions } from "../schema/index.ts";
+import { num, rawQuery } from "../raw-query.ts";
 import { lockSession } from "../session-lock.ts";
 import { loadRequest, loadSessionForUpdate } from "./commit-flush.ts";
 
@@ -59,29 +60,29 @@ async function reserveKnown(db: Db, input: ReserveRefsInput & { known: Record<st
   // Everything reserved already (a retry): the locked path returns it and the current counter.
   if (fresh.length === 0) return null;
   const n = fresh.length;
-  const knownJson = JSON.stringify(known);
-  const rows = await db.execute(sql`
-    with s as (
-      update ${sessions} set next_ref = next_ref + ${n}, updated_at = now()
-      where tenant_id = ${tenantId} and session_id = ${sessionId}
-        and exists (select 1 from ${flushRequests} where id = ${input.flushRequestId} and tenant_id = ${tenantId} and session_id = ${sessionId}
-                    and coalesce(ref_reservation, '{}'::jsonb) = ${knownJson}::jsonb)
-      returning next_ref - ${n} as first
-    ), r as (
-      update ${flushRequests} fr
-      set ref_reservation = coalesce(fr.ref_reservation, '{}'::jsonb) || (
-        select jsonb_object_agg(k.key, 't' || (s.first + k.ord - 1)) from s, jsonb_array_elements_text(${JSON.stringify(fresh)}::jsonb) with ordinality as k(key, ord))
-      where fr.id = ${input.flushRequestId} and coalesce(fr.ref_reservation, '{}'::jsonb) = ${knownJson}::jsonb and exists (select 1 from s)
-      returning fr.ref_reservation
-    )
-    select (select first from s) as first, (select ref_reservation from r) as reservation`);
-  // postgres.js returns the rows, PGlite a result object holding them.
-  const list = (Array.isArray(rows) ? rows : (rows as unknown as { rows: unknown[] }).rows) as { first: number | null; reservation: Record<string, string> | string | null }[];
-  const row = list[0];
+  const rows = await rawQuery(db, RESERVE_KNOWN_SQL, [tenantId, sessionId, input.flushRequestId, n, JSON.stringify(known), JSON.stringify(fresh)]);
+  const row = rows[0] as { first: unknown; reservation: Record<string, string> | string | null } | undefined;
   if (!row || row.first === null || row.reservation === null) return null;
   const reservation = typeof row.reservation === "string" ? (JSON.parse(row.reservation) as Record<string, string>) : row.reservation;
-  return assign(reservation, n, Number(row.first) + n);
+  return assign(reservation, n, num(row.first) + n);
 }
+
+/** The fast path's one statement (fixed text, raw-query.ts). $4: how many; $5: the known reservation; $6: the new keys. */
+const RESERVE_KNOWN_SQL = `
+with s as (
+  update sessions set next_ref = next_ref + $4::integer, updated_at = now()
+  where tenant_id = $1 and session_id = $2
+    and exists (select 1 from flush_requests where id = $3::uuid and tenant_id = $1 and session_id = $2
+                and coalesce(ref_reservation, '{}'::jsonb) = $5::jsonb)
+  returning next_ref - $4::integer as first
+), r as (
+  update flush_requests fr
+  set ref_reservation = coalesce(fr.ref_reservation, '{}'::jsonb) || (
+    select jsonb_object_agg(k.key, 't' || (s.first + k.ord - 1)) from s, jsonb_array_elements_text($6::jsonb) with ordinality as k(key, ord))
+  where fr.id = $3::uuid and coalesce(fr.ref_reservation, '{}'::jsonb) = $5::jsonb and exists (select 1 from s)
+  returning fr.ref_reservation
+)
+select (select first from s) as first, (select ref_reservation from r) as reservation`;
 
 async function reserveLocked(db: Db, input: ReserveRefsInput): Promise<RefReservation> {
   const { tenantId, sessionId } = input;

@@ -1,6 +1,7 @@
 /** Mapping between state-table rows and the core state types the API serves and the worker writes. */
 import type { ChainEntry, DedupAlias, Frontier, SummaryEntry, ToolCallRecord } from "@condense/core";
 import { parseOccKey } from "@condense/core";
+import { num, numOrNull } from "../raw-query.ts";
 import type { chains, dedupAliases, frontiers, summaries, toolCallRecords } from "../schema/index.ts";
 
 type RecordRow = typeof toolCallRecords.$inferSelect;
@@ -14,8 +15,12 @@ export interface RecordWrite extends ToolCallRecord {
   storedBody?: string;
 }
 
+/** The columns recordFromRow reads. */
+type RecordFields = Pick<RecordRow, "key" | "toolCallId" | "toolName" | "args" | "resultText" | "isError" | "turnIndex" | "batchTimestamp"
+  | "resultTimestamp" | "shortRef" | "contentHash" | "storedBytes" | "storedPreview" | "summaryId" | "backfilled">;
+
 /** Row -> ToolCallRecord. Stored bodies stay out of the record (deltas carry bytes and preview only). */
-export function recordFromRow(r: RecordRow): ToolCallRecord {
+export function recordFromRow(r: RecordFields): ToolCallRecord {
   const rec: ToolCallRecord = {
     key: r.key,
     toolCallId: r.toolCallId,
@@ -33,6 +38,27 @@ export function recordFromRow(r: RecordRow): ToolCallRecord {
   if (r.summaryId !== null) rec.summaryId = r.summaryId;
   if (r.backfilled) rec.backfilled = true;
   return rec;
+}
+
+/** The same from a raw (snake_case) row; int8 columns may arrive as strings (raw-query.ts). */
+export function recordFromRawRow(r: Record<string, unknown>): ToolCallRecord {
+  return recordFromRow({
+    key: r.key as string,
+    toolCallId: r.tool_call_id as string,
+    toolName: r.tool_name as string,
+    args: r.args as Record<string, unknown>,
+    resultText: r.result_text as string,
+    isError: r.is_error as boolean,
+    turnIndex: r.turn_index as number,
+    batchTimestamp: num(r.batch_timestamp),
+    resultTimestamp: numOrNull(r.result_timestamp),
+    shortRef: (r.short_ref as string | null) ?? null,
+    contentHash: (r.content_hash as string | null) ?? null,
+    storedBytes: (r.stored_bytes as number | null) ?? null,
+    storedPreview: (r.stored_preview as string | null) ?? null,
+    summaryId: (r.summary_id as string | null) ?? null,
+    backfilled: r.backfilled === true,
+  });
 }
 
 export function recordToRow(tenantId: string, sessionId: string, version: number, flushRequestId: string | null, r: RecordWrite) {

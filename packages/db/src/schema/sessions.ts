@@ -1,7 +1,7 @@
 /**
- * One row per (tenant, client-chosen session id). Owns the two counters that must never go back:
- * `next_ref` (short refs `tN` are minted from it, never reused) and `version` (bumped by every
- * committed state change; state deltas are "rows with version > since").
+ * One row per (tenant, client-chosen session id). Owns the counters that never go back: `next_ref`
+ * (short refs `tN` are minted from it, never reused), `version` (bumped by every committed state
+ * change; state deltas are "rows with version > since") and `commit_seq` (bumped by every commit).
  */
 import { bigint, integer, jsonb, pgTable, primaryKey, text, timestamp, index } from "drizzle-orm/pg-core";
 import type { SummarizerStats } from "@condense/core";
@@ -16,6 +16,12 @@ export const sessions = pgTable(
     /** Next chain block number (`b<N>`), monotonic per session like refs. */
     nextBlock: integer("next_block").notNull().default(1),
     version: bigint("version", { mode: "number" }).notNull().default(0),
+    /**
+     * Bumped by every flush and chain commit (unlike `version`, also by commits that change no state,
+     * e.g. a flush that only settles skipped captures). A worker reads it with the pending captures and
+     * commits on condition that it is unchanged: the optimistic, lock-free commit of `commitFlush`.
+     */
+    commitSeq: integer("commit_seq").notNull().default(0),
     settings: jsonb("settings").$type<Record<string, unknown>>().notNull().default({}),
     stats: jsonb("stats").$type<SummarizerStats>().notNull(),
     /** Version at which `stats` last changed, so a delta carries stats only when they moved. */

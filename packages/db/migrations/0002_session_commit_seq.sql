@@ -1,0 +1,1 @@
+ALTER TABLE "sessions" ADD COLUMN "commit_seq" integer DEFAULT 0 NOT NULL;

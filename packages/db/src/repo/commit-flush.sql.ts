@@ -1,0 +1,226 @@
+/**
+ * The SQL of `commitFlush`. Fixed text (the rows travel as jsonb parameters, unpacked with
+ * jsonb_to_recordset), so postgres.js prepares it once per connection and Postgres plans it once.
+ *
+ * Order of effects inside the one statement: the request row and the staleness probes read the
+ * statement's snapshot; `g`, the session-row update, is the guard: it applies only when the request
+ * is not committed yet, no probe found a conflict and (optimistic path) `commit_seq` is the one the
+ * caller saw. Every write joins `g`, so when the guard does not apply nothing is written.
+ */
+import type { FlushWrites } from "./commit-flush.ts";
+import type { RecordWrite } from "./state-rows.ts";
+import { parseOccKey } from "@condense/core";
+
+export const LOCK_SESSION_SQL = "select pg_advisory_xact_lock($1::bigint)";
+
+/** NO KEY UPDATE: the API's capture inserts (foreign-key KEY SHARE on this row) are not blocked. */
+export const SESSION_FOR_UPDATE_SQL =
+  "select next_ref, next_block, version, stats from sessions where tenant_id = $1 and session_id = $2 for no key update";
+
+export const STORE_RESULT_SQL = "update flush_requests set result = $2::jsonb where id = $1::uuid";
+
+export const COMMIT_FLUSH_SQL = `
+with req as (
+  select id, trigger, metrics, requested_at, status, result from flush_requests
+  where tenant_id = $1 and id = $3::uuid and session_id = $2
+), settle as (
+  select * from jsonb_to_recordset($12::jsonb) as s(key text, status text, reason text)
+), rec as (
+  select * from jsonb_to_recordset($8::jsonb) as x(
+    key text, tool_call_id text, tool_name text, args jsonb, result_text text, is_error boolean, turn_index integer,
+    batch_timestamp bigint, result_timestamp bigint, short_ref text, content_hash text, stored_bytes integer,
+    stored_preview text, stored_body text, summary_id text, backfilled boolean)
+), p0 as (
+  select c.occurrence_key as key from captures c
+  where c.tenant_id = $1 and c.session_id = $2 and c.occurrence_key in (select key from settle) and c.status <> 'pending'
+), p1 as (
+  select r.key from tool_call_records r
+  where r.tenant_id = $1 and r.session_id = $2 and r.key in (select key from rec)
+), g as (
+  update sessions set
+    commit_seq = commit_seq + 1,
+    next_ref = greatest(next_ref, $9::integer),
+    version = version + $6::integer,
+    stats = coalesce($7::jsonb, stats),
+    stats_version = case when $7::jsonb is null then stats_version else version + $6::integer end,
+    last_flush_at = now(),
+    updated_at = now()
+  where tenant_id = $1 and session_id = $2
+    and ($5::integer is null or commit_seq = $5::integer)
+    and exists (select 1 from req where status <> 'committed')
+    and not exists (select 1 from p0) and not exists (select 1 from p1)
+  returning version, next_ref
+), w_rec as (
+  insert into tool_call_records (tenant_id, session_id, key, tool_call_id, tool_name, args, result_text, is_error, turn_index,
+    batch_timestamp, result_timestamp, short_ref, content_hash, stored_bytes, stored_preview, stored_body, summary_id, backfilled,
+    version, flush_request_id)
+  select $1, $2, x.key, x.tool_call_id, x.tool_name, x.args, x.result_text, x.is_error, x.turn_index, x.batch_timestamp,
+    x.result_timestamp, x.short_ref, x.content_hash, x.stored_bytes, x.stored_preview, x.stored_body, x.summary_id, x.backfilled,
+    g.version, $3::uuid
+  from g, rec x
+  on conflict (tenant_id, session_id, key) do update set
+    tool_call_id = excluded.tool_call_id, tool_name = excluded.tool_name, args = excluded.args, result_text = excluded.result_text,
+    is_error = excluded.is_error, turn_index = excluded.turn_index, batch_timestamp = excluded.batch_timestamp,
+    result_timestamp = excluded.result_timestamp, short_ref = excluded.short_ref, content_hash = excluded.content_hash,
+    stored_bytes = excluded.stored_bytes, stored_preview = excluded.stored_preview, stored_body = excluded.stored_body,
+    summary_id = excluded.summary_id, backfilled = excluded.backfilled, version = excluded.version,
+    flush_request_id = excluded.flush_request_id
+  returning 1
+), w_sum as (
+  insert into summaries (tenant_id, session_id, id, text, refs, coverage, tool_names, turn_index, timestamp, version, flush_request_id)
+  select $1, $2, y.id, y.text, y.refs, y.coverage, y.tool_names, y.turn_index, y.timestamp, g.version, $3::uuid
+  from g, jsonb_to_recordset($10::jsonb) as y(id text, text text, refs jsonb, coverage jsonb, tool_names jsonb, turn_index integer, timestamp bigint)
+  on conflict (tenant_id, session_id, id) do update set
+    text = excluded.text, refs = excluded.refs, coverage = excluded.coverage, tool_names = excluded.tool_names,
+    turn_index = excluded.turn_index, timestamp = excluded.timestamp, version = excluded.version, flush_request_id = excluded.flush_request_id
+  returning 1
+), w_alias as (
+  insert into dedup_aliases (tenant_id, session_id, key, tool_call_id, original_key, version, flush_request_id)
+  select $1, $2, a.key, a.tool_call_id, a.original_key, g.version, $3::uuid
+  from g, jsonb_to_recordset($11::jsonb) as a(key text, tool_call_id text, original_key text)
+  on conflict (tenant_id, session_id, key) do update set
+    original_key = excluded.original_key, version = excluded.version, flush_request_id = excluded.flush_request_id
+  returning 1
+), w_front as (
+  insert into frontiers (tenant_id, session_id, last_attempted_tool_call_id, last_attempted_tool_name, last_attempted_turn_index,
+    last_attempted_timestamp, attempted_batch_count, attempted_tool_call_count, raw_char_count, summary_char_count, outcome, version)
+  select $1, $2, f.last_attempted_tool_call_id, f.last_attempted_tool_name, f.last_attempted_turn_index, f.last_attempted_timestamp,
+    f.attempted_batch_count, f.attempted_tool_call_count, f.raw_char_count, f.summary_char_count, f.outcome, g.version
+  from g, jsonb_to_recordset($13::jsonb) as f(last_attempted_tool_call_id text, last_attempted_tool_name text,
+    last_attempted_turn_index integer, last_attempted_timestamp bigint, attempted_batch_count integer,
+    attempted_tool_call_count integer, raw_char_count integer, summary_char_count integer, outcome text)
+  on conflict (tenant_id, session_id) do update set
+    last_attempted_tool_call_id = excluded.last_attempted_tool_call_id, last_attempted_tool_name = excluded.last_attempted_tool_name,
+    last_attempted_turn_index = excluded.last_attempted_turn_index, last_attempted_timestamp = excluded.last_attempted_timestamp,
+    attempted_batch_count = excluded.attempted_batch_count, attempted_tool_call_count = excluded.attempted_tool_call_count,
+    raw_char_count = excluded.raw_char_count, summary_char_count = excluded.summary_char_count, outcome = excluded.outcome,
+    version = excluded.version
+  returning 1
+), c as (
+  update captures set status = s.status, status_reason = s.reason, settled_by = $3::uuid
+  from g, settle s
+  where captures.tenant_id = $1 and captures.session_id = $2 and captures.occurrence_key = s.key
+  returning captures.seq
+), m as (
+  insert into flush_metrics (tenant_id, session_id, flush_request_id, attempt, trigger, outcome, reason, captured_batches,
+    processed_batches, attempted_calls, dedup_hits, raw_chars, summary_chars, metrics, queue_wait_ms, run_ms, model, body_source,
+    input_tokens, output_tokens, cost, fidelity_score, worker_id)
+  select $1, $2, $3::uuid, $4::integer, coalesce(k.trigger, req.trigger), k.outcome, k.reason, k.captured_batches,
+    k.processed_batches, k.attempted_calls, k.dedup_hits, k.raw_chars, k.summary_chars, coalesce(k.metrics, req.metrics),
+    k.queue_wait_ms, k.run_ms, k.model, k.body_source, k.input_tokens, k.output_tokens, k.cost, k.fidelity_score, k.worker_id
+  from g, req, jsonb_to_record($14::jsonb) as k(trigger text, outcome text, reason text, captured_batches integer,
+    processed_batches integer, attempted_calls integer, dedup_hits integer, raw_chars integer, summary_chars integer, metrics jsonb,
+    queue_wait_ms integer, run_ms integer, model text, body_source text, input_tokens integer, output_tokens integer,
+    cost double precision, fidelity_score double precision, worker_id text)
+  on conflict (flush_request_id, attempt) do nothing
+  returning id
+), w_req as (
+  update flush_requests set status = 'committed', completed_at = now(), committed_version = g.version,
+    result = $15::jsonb || jsonb_build_object('version', g.version, 'nextRef', g.next_ref)
+  from g where flush_requests.id = $3::uuid
+  returning 1
+), w_coalesce as (
+  update flush_requests set status = 'coalesced', coalesced_into = $3::uuid, completed_at = now()
+  from g, req
+  where flush_requests.tenant_id = $1 and flush_requests.session_id = $2 and flush_requests.status = 'queued'
+    and flush_requests.id <> $3::uuid and flush_requests.requested_at <= req.requested_at
+  returning 1
+)
+select
+  (select count(*) from g)::integer as applied,
+  (select version from g) as version,
+  (select next_ref from g) as next_ref,
+  (select coalesce(json_agg(k.key), '[]'::json) from (select key from p0 union select key from p1) k) as conflicts,
+  (select count(distinct seq) from c)::integer as settled,
+  (select count(*) from m)::integer as metrics,
+  (select status from req) as request_status,
+  (select result from req) as request_result,
+  (select version from sessions where tenant_id = $1 and session_id = $2) as current_version,
+  (select next_ref from sessions where tenant_id = $1 and session_id = $2) as current_next_ref`;
+
+/** The statement's one row (int8 columns as strings on postgres.js, numbers on PGlite). */
+export interface CommitRow extends Record<string, unknown> {
+  applied: number;
+  version: unknown;
+  next_ref: unknown;
+  conflicts: string[] | string;
+  settled: number;
+  metrics: number;
+  request_status: string | null;
+  request_result: Record<string, unknown> | null;
+  current_version: unknown;
+  current_next_ref: unknown;
+}
+
+export interface CommitParamsInput {
+  tenantId: string;
+  sessionId: string;
+  flushRequestId: string;
+  attempt: number;
+  /** Null on the locked path (the lock orders commits); the seen value on the optimistic path. */
+  expectedCommitSeq: number | null;
+  bump: boolean;
+  /** The session's new stats, or null to leave them. */
+  stats: object | null;
+  /** The counter after minting (the stored one is kept when larger). */
+  nextRefAtLeast: number;
+  writes: FlushWrites;
+  /** The request's stored result, without the version and counter the statement adds. */
+  stored: object;
+}
+
+export function commitParams(p: CommitParamsInput): unknown[] {
+  const w = p.writes;
+  const m = w.metrics;
+  return [
+    p.tenantId, // $1
+    p.sessionId, // $2
+    p.flushRequestId, // $3
+    p.attempt, // $4
+    p.expectedCommitSeq, // $5
+    p.bump ? 1 : 0, // $6
+    p.stats === null ? null : JSON.stringify(p.stats), // $7
+    JSON.stringify(w.records.map(recordJson)), // $8
+    p.nextRefAtLeast, // $9
+    JSON.stringify(w.summaries.map((s) => ({ id: s.id, text: s.text, refs: s.refs, coverage: s.coverage, tool_names: s.toolNames, turn_index: s.turnIndex, timestamp: s.timestamp }))), // $10
+    JSON.stringify(w.aliases.map((a) => ({ key: a.key, tool_call_id: parseOccKey(a.key).id, original_key: a.originalKey }))), // $11
+    JSON.stringify(w.captures.map((c) => ({ key: c.key, status: c.status, reason: c.reason ?? null }))), // $12
+    JSON.stringify(w.frontier ? [{
+      last_attempted_tool_call_id: w.frontier.lastAttemptedToolCallId, last_attempted_tool_name: w.frontier.lastAttemptedToolName,
+      last_attempted_turn_index: w.frontier.lastAttemptedTurnIndex, last_attempted_timestamp: w.frontier.lastAttemptedTimestamp,
+      attempted_batch_count: w.frontier.attemptedBatchCount, attempted_tool_call_count: w.frontier.attemptedToolCallCount,
+      raw_char_count: w.frontier.rawCharCount, summary_char_count: w.frontier.summaryCharCount, outcome: w.frontier.outcome,
+    }] : []), // $13
+    JSON.stringify({
+      trigger: m.trigger ?? null, outcome: m.outcome, reason: m.reason ?? null, captured_batches: m.capturedBatches ?? 0,
+      processed_batches: m.processedBatches ?? 0, attempted_calls: m.attemptedCalls ?? 0, dedup_hits: m.dedupHits ?? 0,
+      raw_chars: m.rawChars ?? 0, summary_chars: m.summaryChars ?? 0, metrics: m.metrics ?? null,
+      queue_wait_ms: m.queueWaitMs === undefined ? null : Math.round(m.queueWaitMs), run_ms: m.runMs === undefined ? null : Math.round(m.runMs),
+      model: m.model ?? null, body_source: m.bodySource ?? null, input_tokens: m.inputTokens ?? 0, output_tokens: m.outputTokens ?? 0,
+      cost: m.cost ?? 0, fidelity_score: m.fidelityScore ?? null, worker_id: m.workerId ?? null,
+    }), // $14
+    JSON.stringify(p.stored), // $15
+  ];
+}
+
+/** A record as the statement's jsonb row (the same columns as `recordToRow`, snake_case). */
+function recordJson(r: RecordWrite) {
+  return {
+    key: r.key,
+    tool_call_id: r.toolCallId,
+    tool_name: r.toolName,
+    args: r.args,
+    result_text: r.stored ? "" : r.resultText,
+    is_error: r.isError,
+    turn_index: r.turnIndex,
+    batch_timestamp: r.timestamp,
+    result_timestamp: r.resultTimestamp ?? null,
+    short_ref: r.shortRef ?? null,
+    content_hash: r.contentHash ?? null,
+    stored_bytes: r.stored?.bytes ?? null,
+    stored_preview: r.stored?.preview ?? null,
+    stored_body: r.stored ? (r.storedBody ?? (r.resultText || null)) : null,
+    summary_id: r.summaryId ?? null,
+    backfilled: r.backfilled ?? false,
+  };
+}

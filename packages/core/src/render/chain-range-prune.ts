@@ -153,15 +153,37 @@ export interface ChainScan {
   /** [start count, end count] per entry */
   readonly count: Int32Array;
   readonly summaryAt: number[];
+  /**
+   * What the range walk must do with each position (K_*), classified by the first pass so the walk
+   * reads only the messages it acts on and no role string. Valid for this render only: one module
+   * buffer, reused (a render is synchronous and never nested).
+   */
+  readonly kind: Uint8Array;
 }
 
+/** Left in place by the walk: not an object, an unreadable assistant/result/summary, any other role. */
+export const K_SKIP = 0;
+/** Dropped inside a range; its tool-call ids are counted. */
+export const K_ASSISTANT = 1;
+/** Dropped inside a range; its id and timestamp are noted. */
+export const K_RESULT = 2;
+/** A readable per-batch summary: dropped inside a range. */
+export const K_SUMMARY = 3;
+/** Left in place; a user (or an array element) is checked for the entry's synthetic. */
+export const K_USER = 4;
+let kindBuffer = new Uint8Array(1024);
+const DROPPED = 1;
+const REPLACED = 2;
+const INSERT_AFTER = 4;
+
 /** A fresh scan record when this phase will run on this render, else null. */
-export function beginChainScan(state: CondenseState, settings: RenderContext["settings"]): ChainScan | null {
+export function beginChainScan(state: CondenseState, settings: RenderContext["settings"], n: number): ChainScan | null {
   const cc = settings.chainCompression;
   if (!cc || cc.enabled === false || state.chains.length === 0) return null;
   const { starts, ends } = boundaries(state);
   const e = state.chains.length;
-  return { starts, ends, pos: new Int32Array(2 * e).fill(-1), count: new Int32Array(2 * e), summaryAt: [] };
+  if (kindBuffer.length < n) kindBuffer = new Uint8Array(Math.max(n, 2 * kindBuffer.length));
+  return { starts, ends, pos: new Int32Array(2 * e).fill(-1), count: new Int32Array(2 * e), summaryAt: [], kind: kindBuffer };
 }
 
 /** A user at position i whose timestamp starts entries `k` (the caller has ruled out synthetics). */
@@ -214,7 +236,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   // results and assistants in place with copies of the same role and timestamp, so they hold here.
   const scan = ctx.chainScan;
   if (!scan) return messages;
-  const { pos, count, summaryAt } = scan;
+  const { pos, count, summaryAt, kind } = scan;
   const resolved: Accepted[] = [];
   state.chains.forEach((entry, order) => {
     const ok = entry.finalAssistantTimestamp !== null && entry.finalAssistantTimestamp !== undefined &&
@@ -238,6 +260,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
 
   const cache = chainCache(state);
   const n = messages.length;
+  /** per position: DROPPED, REPLACED (final assistant stripped), INSERT_AFTER (the synthetic follows) */
   const drop = new Uint8Array(n);
   const insertAfter = new Map<number, UserMessage>();
   const replace = new Map<number, unknown>();
@@ -259,13 +282,11 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     let sources: Record<string, unknown>[] | undefined;
     let present = false;
     for (let i = a.start + 1; i < a.end; i++) {
-      const m = messages[i];
-      if (typeof m !== "object" || m === null) continue;
-      const r = m as Record<string, unknown>;
-      const role = r.role;
-      if (role === "assistant") {
-        const c = r.content;
-        if (!Array.isArray(c)) continue;
+      const kd = kind[i];
+      if (kd === K_SKIP) continue;
+      const r = messages[i] as Record<string, unknown>;
+      if (kd === K_ASSISTANT) {
+        const c = r.content as unknown[];
         for (let j = 0; j < c.length; j++) {
           const b = c[j] as Record<string, unknown> | null;
           if (typeof b !== "object" || b === null || b.type !== "toolCall") continue;
@@ -276,9 +297,8 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
           if (s === undefined) unrecorded = true;
           else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
         }
-      } else if (role === "toolResult") {
-        const id = r.toolCallId;
-        if (typeof id !== "string" || !Array.isArray(r.content)) continue;
+      } else if (kd === K_RESULT) {
+        const id = r.toolCallId as string;
         anyDropped = true;
         const s = info.recorded.get(id);
         if (s === undefined) unrecorded = true;
@@ -291,17 +311,17 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
           else had.push(id);
         }
         if (info.protectedIds.has(id)) (sources ??= []).push(r);
-      } else if (role === "custom") {
-        if (!isSummaryMessage(r) || malformedReason(r) !== null) continue;
-      } else {
-        if (role === "user" && firstTextPart(r)?.startsWith(info.tag)) present = true;
+      } else if (kd === K_USER) {
+        if (r.role === "user" && firstTextPart(r)?.startsWith(info.tag)) present = true;
         continue;
       }
-      drop[i] = 1;
+      // K_SUMMARY falls through: dropped
+      drop[i] = DROPPED;
       changed = true;
     }
     if (!present) {
       insertAfter.set(a.start, synthetic(state, cache, entry, sources ?? NO_SOURCES));
+      drop[a.start]! |= INSERT_AFTER;
       changed = true;
       // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
       // where the recorded ids are legitimately gone.
@@ -312,7 +332,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     if (strip) {
       const final = messages[a.end];
       const s = withoutThinking(final);
-      if (s !== final) { replace.set(a.end, s); changed = true; }
+      if (s !== final) { replace.set(a.end, s); drop[a.end]! |= REPLACED; changed = true; }
     }
   }
 
@@ -320,7 +340,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   if (anyDropped) {
     let bare: Set<string> | undefined;
     for (const i of summaryAt) {
-      if (drop[i]) continue;
+      if (drop[i]! & DROPPED) continue;
       const m = messages[i] as { details?: unknown };
       for (const r of summaryRefs(m)) {
         // refs with a timestamp match dropped occurrences exactly; legacy refs match dropped bare ids
@@ -329,7 +349,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
           const v = droppedResults.get(r.ts);
           hit = v === r.id || (Array.isArray(v) && v.includes(r.id));
         } else hit = (bare ??= droppedIds(messages, accepted)).has(r.id);
-        if (hit) { drop[i] = 1; changed = true; break; }
+        if (hit) { drop[i]! |= DROPPED; changed = true; break; }
       }
     }
   }
@@ -337,9 +357,10 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
 
   const out: unknown[] = [];
   for (let i = 0; i < n; i++) {
-    if (!drop[i]) out.push(replace.has(i) ? replace.get(i) : messages[i]);
-    const s = insertAfter.get(i);
-    if (s) out.push(s);
+    const f = drop[i]!;
+    if (f === 0) { out.push(messages[i]); continue; }
+    if (!(f & DROPPED)) out.push(f & REPLACED ? replace.get(i) : messages[i]);
+    if (f & INSERT_AFTER) out.push(insertAfter.get(i));
   }
   return out;
 }

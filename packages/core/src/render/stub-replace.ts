@@ -16,7 +16,7 @@ import { isProtectedCall, type ProtectionRules } from "../protection.ts";
 import { recordFor, hasLegacyBareRecord, isSummarized, type CondenseState } from "../state.ts";
 import type { ToolCallRecord } from "../state-types.ts";
 import { QUERY_TOOL_NAME, storedStubText, summaryStubText } from "../texts.ts";
-import { beginChainScan, noteBoundary, noteEnd, noteStart } from "./chain-range-prune.ts";
+import { beginChainScan, K_ASSISTANT, K_RESULT, K_SKIP, K_SUMMARY, K_USER, noteBoundary, noteEnd, noteStart } from "./chain-range-prune.ts";
 import { reportMalformedOne } from "./malformed-scan.ts";
 import { beginInputSizes, sizeInputAt } from "./message-size.ts";
 import { isChainSynthetic } from "./message-shape.ts";
@@ -109,7 +109,9 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
   const graceOn = typeof k === "number" && k > 0;
   let users = 0;
   let assistants = 0;
-  let hits: { index: number; d: StubDecision }[] | undefined;
+  // stub hits as two parallel arrays (positions, decisions): no object per hit
+  let hitAt: number[] | undefined;
+  let hitDecision: StubDecision[] | undefined;
   let queries: { key: string; seen: number }[] | undefined;
   // Error purge (phase 2) needs the turn that opened each failed result; the pass tracks it with the
   // phase's own rule (see error-purge.ts) and notes failed results as candidates.
@@ -118,9 +120,10 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
   let opener = -1;
   let candidates: number[] | null = null;
   // Chain-range prune (phase 3) resolves its boundaries from this pass (see chain-range-prune.ts).
-  const chain = beginChainScan(state, settings);
+  const chain = beginChainScan(state, settings, messages.length);
   const starts = chain?.starts;
   const ends = chain?.ends;
+  const kind = chain?.kind;
   // One role dispatch per message: the readability rules of message-shape.ts (malformedReason,
   // isReadableToolResult/Assistant) applied inline, so no later pass re-reads every role for them.
   const memo = ctx.sizeMemo;
@@ -132,15 +135,21 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
     if (!isObject(m)) {
       reportMalformedOne(ctx, m, "not-an-object");
       opener = -1;
-      // an array is an object to the boundary rule (it reads its role like any other)
-      if (chain && typeof m === "object" && m !== null) noteBoundary(chain, m as unknown as Record<string, unknown>, i);
+      // an array is an object to the boundary rule and the range walk (they read its role like any other)
+      if (chain) {
+        const arrayLike = typeof m === "object" && m !== null;
+        if (arrayLike) noteBoundary(chain, m as unknown as Record<string, unknown>, i);
+        kind![i] = arrayLike ? K_USER : K_SKIP;
+      }
       continue;
     }
     const role = m.role;
+    if (kind) kind[i] = K_SKIP;
     if (typeof role !== "string") { reportMalformedOne(ctx, m, "missing-role"); opener = -1; continue; }
     if (role === "toolResult") {
       if (typeof m.toolCallId !== "string") { reportMalformedOne(ctx, m, "missing-tool-call-id"); opener = -1; continue; }
       if (!Array.isArray(m.content)) { reportMalformedOne(ctx, m, "bad-content"); opener = -1; continue; }
+      if (kind) kind[i] = K_RESULT;
       if (purging && opener >= 0 && m.isError === true) (candidates ??= []).push(i, opener, assistants);
       if (!cache) continue;
       const r = m as unknown as ToolResultMessage;
@@ -150,9 +159,10 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
         (queries ??= []).push({ key: d?.key ?? occKey(r.toolCallId, ts), seen: users });
       }
       if (d === KEEP || d.stub === r || isSameStub(r, d.stub) || isProtectedRecord(rules, d.record)) continue;
-      (hits ??= []).push({ index: i, d });
+      (hitAt ??= []).push(i);
+      (hitDecision ??= []).push(d);
     } else if (role === "assistant") {
-      if (Array.isArray(m.content)) { assistants++; opener = i; } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
+      if (Array.isArray(m.content)) { assistants++; opener = i; if (kind) kind[i] = K_ASSISTANT; } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
       if (ends) {
         const ts = m.timestamp;
         if (typeof ts === "number") { const e = ends.get(ts); if (e !== undefined) noteEnd(chain!, e, i); }
@@ -161,28 +171,33 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
       if (graceOn && stubbing && !isChainSynthetic(m)) users++;
       opener = -1;
+      if (kind) kind[i] = K_USER;
       if (starts) {
         const ts = m.timestamp;
         if (typeof ts === "number") { const e = starts.get(ts); if (e !== undefined && !isChainSynthetic(m)) noteStart(chain!, e, i); }
       }
     } else if (role === "custom") {
-      if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
+      const readable = typeof m.content === "string" || Array.isArray(m.content);
+      if (!readable) reportMalformedOne(ctx, m, "bad-content");
       // per-batch summaries are transparent to error purge's turn rule, and phase 3 may drop them
-      if (isSummaryMessage(m)) { if (chain) chain.summaryAt.push(i); } else opener = -1;
+      if (isSummaryMessage(m)) {
+        if (chain) { chain.summaryAt.push(i); if (readable) kind![i] = K_SUMMARY; }
+      } else opener = -1;
     } else opener = -1;
   }
   ctx.purgeCandidates = candidates;
   ctx.chainScan = chain;
   ctx.assistantTurns = assistants;
-  if (!hits) return messages;
+  if (!hitAt || !hitDecision) return messages;
   // CAP-QUERY-5, same rule as graceSet(): decided after the scan, once the user-turn count is known.
   let grace: Set<string> | undefined;
   if (queries) for (const q of queries) if (users - q.seen <= k) (grace ??= new Set()).add(q.key);
   let out: unknown[] | undefined;
-  for (const h of hits) {
-    if (grace?.has(h.d.key)) continue;
+  for (let h = 0; h < hitAt.length; h++) {
+    const d = hitDecision[h]!;
+    if (grace?.has(d.key)) continue;
     out ??= messages.slice();
-    out[h.index] = h.d.stub;
+    out[hitAt[h]!] = d.stub;
     ctx.stats.stubbed++;
   }
   return out ?? messages;

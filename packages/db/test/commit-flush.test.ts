@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyDelta, createState } from "@condense/core";
 import {
@@ -243,5 +244,19 @@ describe.each(testDbKinds())("commitFlush, optimistic path (%s)", (kind) => {
     expect(fresh).toMatchObject({ status: "committed", version: 2, refs: {}, nextRef: 3 });
     expect((await getStateDelta(db, { ...key, since: 1 }))!.records.map((r) => [r.key, r.shortRef])).toEqual([["c@3", "t2"]]);
     expect(await getSession(db, key)).toMatchObject({ version: 2, nextRef: 3 });
+  });
+
+  it("a reservation lost before the commit (database crash: it commits asynchronously) cannot lead to a ref minted twice", async () => {
+    const db = t.handle.db;
+    const key = { tenantId: "acme", sessionId: "opt-lost" };
+    await insertCaptures(db, { ...key, captureId: "c1", batches: [batch(0, [call("a", 1), call("b", 2)])] });
+    const req = await createFlushRequest(db, { ...key, trigger: "manual" });
+    const plan = await planned("opt-lost", req.id, "lost");
+    // What recovery from a crash before the WAL flush looks like: the counter and the reservation are back.
+    await db.execute(sql`update sessions set next_ref = 1 where tenant_id = 'acme' and session_id = 'opt-lost'`);
+    await db.execute(sql`update flush_requests set ref_reservation = null where id = ${req.id}`);
+    const res = await commitFlush(db, plan);
+    expect(res).toMatchObject({ status: "committed", nextRef: 3 });
+    expect(await getSession(db, key)).toMatchObject({ nextRef: 3 });
   });
 });

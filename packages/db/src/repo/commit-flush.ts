@@ -140,7 +140,7 @@ async function runStatement(
   const params = commitParams({
     tenantId: input.tenantId, sessionId: input.sessionId, flushRequestId: input.flushRequestId, attempt: input.attempt,
     expectedCommitSeq: base.commitSeq, bump: changesState, stats: hasStats(w.stats) ? addStats(base.stats, w.stats!) : null,
-    nextRefAtLeast: minted.nextRef, writes: w, stored,
+    nextRefAtLeast: Math.max(minted.nextRef, highestRef(w) + 1), writes: w, stored,
   });
   const [row] = await rawQuery<CommitRow>(db, COMMIT_FLUSH_SQL, params);
   if (!row) throw new Error("commit statement returned no row");
@@ -161,6 +161,23 @@ async function runStatement(
     return { result: actual, requestStatus };
   }
   return { result, requestStatus };
+}
+
+/**
+ * The highest `tN` the writes carry (0 if none). The counter is raised past it in the same statement,
+ * so refs reserved earlier can never be handed out again, even if that reservation itself was lost
+ * (it commits asynchronously: ref-reservation.ts).
+ */
+function highestRef(w: FlushWrites): number {
+  let top = 0;
+  const see = (ref: string | undefined) => {
+    if (ref === undefined || !ref.startsWith("t")) return;
+    const n = Number(ref.slice(1));
+    if (Number.isInteger(n) && n > top) top = n;
+  };
+  for (const r of w.records) see(r.shortRef);
+  for (const s of w.summaries) for (const r of s.refs) see(r.shortId);
+  return top;
 }
 
 function storedResult(stored: Record<string, unknown>): CommitFlushResult {

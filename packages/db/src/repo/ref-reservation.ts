@@ -67,11 +67,23 @@ async function reserveKnown(db: Db, input: ReserveRefsInput & { known: Record<st
   return assign(reservation, n, num(row.first) + n);
 }
 
-/** The fast path's one statement (fixed text, raw-query.ts). $4: how many; $5: the known reservation; $6: the new keys. */
+/**
+ * The fast path's one statement (fixed text, raw-query.ts). $4: how many; $5: the known reservation;
+ * $6: the new keys.
+ *
+ * It commits without waiting for its WAL flush (synchronous_commit off for this statement's own
+ * transaction only). Safe because nothing durable depends on a reservation alone: the refs reach
+ * records and summaries only through a later flush commit, which is synchronous and flushes the WAL
+ * up to itself, this reservation included. A reservation lost to a database crash before that commit
+ * is as if it never happened, and the retried run reserves again.
+ */
 const RESERVE_KNOWN_SQL = `
-with s as (
+with async as (
+  select set_config('synchronous_commit', 'off', true) as v
+), s as (
   update sessions set next_ref = next_ref + $4::integer, updated_at = now()
   where tenant_id = $1 and session_id = $2
+    and exists (select 1 from async)
     and exists (select 1 from flush_requests where id = $3::uuid and tenant_id = $1 and session_id = $2
                 and coalesce(ref_reservation, '{}'::jsonb) = $5::jsonb)
   returning next_ref - $4::integer as first

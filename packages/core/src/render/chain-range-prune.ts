@@ -159,6 +159,16 @@ export interface ChainScan {
    * buffer, reused (a render is synchronous and never nested).
    */
   readonly kind: Uint8Array;
+  /**
+   * The tool-call ids of every readable assistant, read by the first pass while the message is in
+   * cache: those of position i are callIds[callAt[i] .. callAt[i] + callCount[i]). Error purge's
+   * copies keep every id, so they hold for this phase's input. Module buffers like `kind`.
+   */
+  readonly callAt: Int32Array;
+  readonly callCount: Int32Array;
+  readonly callIds: string[];
+  /** ids written so far */
+  calls: number;
 }
 
 /** Left in place by the walk: not an object, an unreadable assistant/result/summary, any other role. */
@@ -172,6 +182,9 @@ export const K_SUMMARY = 3;
 /** Left in place; a user (or an array element) is checked for the entry's synthetic. */
 export const K_USER = 4;
 let kindBuffer = new Uint8Array(1024);
+let callAtBuffer = new Int32Array(1024);
+let callCountBuffer = new Int32Array(1024);
+const callIdBuffer: string[] = [];
 const DROPPED = 1;
 const REPLACED = 2;
 const INSERT_AFTER = 4;
@@ -182,8 +195,38 @@ export function beginChainScan(state: CondenseState, settings: RenderContext["se
   if (!cc || cc.enabled === false || state.chains.length === 0) return null;
   const { starts, ends } = boundaries(state);
   const e = state.chains.length;
-  if (kindBuffer.length < n) kindBuffer = new Uint8Array(Math.max(n, 2 * kindBuffer.length));
-  return { starts, ends, pos: new Int32Array(2 * e).fill(-1), count: new Int32Array(2 * e), summaryAt: [], kind: kindBuffer };
+  if (kindBuffer.length < n) {
+    const size = Math.max(n, 2 * kindBuffer.length);
+    kindBuffer = new Uint8Array(size);
+    callAtBuffer = new Int32Array(size);
+    callCountBuffer = new Int32Array(size);
+  }
+  return {
+    starts, ends, pos: new Int32Array(2 * e).fill(-1), count: new Int32Array(2 * e), summaryAt: [], kind: kindBuffer,
+    callAt: callAtBuffer, callCount: callCountBuffer, callIds: callIdBuffer, calls: 0,
+  };
+}
+
+/** The first pass's part of the walk for a readable assistant at position i: its tool-call ids. */
+export function noteCalls(scan: ChainScan, c: readonly unknown[], i: number): void {
+  const ids = scan.callIds;
+  const from = scan.calls;
+  let to = from;
+  for (let j = 0; j < c.length; j++) {
+    const b = c[j] as Record<string, unknown> | null;
+    if (typeof b !== "object" || b === null || b.type !== "toolCall") continue;
+    const id = b.id;
+    if (typeof id === "string") ids[to++] = id;
+  }
+  scan.callAt[i] = from;
+  scan.callCount[i] = to - from;
+  scan.calls = to;
+}
+
+/** Drops the id references of the last render (the buffers outlive it). */
+export function endChainScan(scan: ChainScan): void {
+  scan.callIds.fill("", 0, scan.calls);
+  scan.calls = 0;
 }
 
 /** A user at position i whose timestamp starts entries `k` (the caller has ruled out synthetics). */
@@ -236,7 +279,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   // results and assistants in place with copies of the same role and timestamp, so they hold here.
   const scan = ctx.chainScan;
   if (!scan) return messages;
-  const { pos, count, summaryAt, kind } = scan;
+  const { pos, count, summaryAt, kind, callAt, callCount, callIds } = scan;
   const resolved: Accepted[] = [];
   state.chains.forEach((entry, order) => {
     const ok = entry.finalAssistantTimestamp !== null && entry.finalAssistantTimestamp !== undefined &&
@@ -286,12 +329,9 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       if (kd === K_SKIP) continue;
       const r = messages[i] as Record<string, unknown>;
       if (kd === K_ASSISTANT) {
-        const c = r.content as unknown[];
-        for (let j = 0; j < c.length; j++) {
-          const b = c[j] as Record<string, unknown> | null;
-          if (typeof b !== "object" || b === null || b.type !== "toolCall") continue;
-          const id = b.id;
-          if (typeof id !== "string") continue;
+        const to = callAt[i]! + callCount[i]!;
+        for (let j = callAt[i]!; j < to; j++) {
+          const id = callIds[j]!;
           anyDropped = true;
           const s = info.recorded.get(id);
           if (s === undefined) unrecorded = true;

@@ -18,7 +18,7 @@ import type { AgentMessage } from "../messages.ts";
 import { protectionRules } from "../protection.ts";
 import { DEFAULT_SETTINGS, type CondenseSettings } from "../settings.ts";
 import type { CondenseState } from "../state.ts";
-import { chainRangePrune } from "./chain-range-prune.ts";
+import { chainRangePrune, endChainScan } from "./chain-range-prune.ts";
 import { errorPurge } from "./error-purge.ts";
 import { createSizeMemo, renderChars, type SizeMemo } from "./message-size.ts";
 import { orphanSweep } from "./orphan-sweep.ts";
@@ -71,6 +71,7 @@ export function pruneMessages(messages: readonly AgentMessage[], state: Condense
   let out = stubReplace(input, ctx);
   out = errorPurge(out, ctx);
   out = chainRangePrune(out, ctx);
+  if (ctx.chainScan) endChainScan(ctx.chainScan);
   out = orphanSweep(out, ctx);
   const diagnostics = ctx.diagnostics ?? NO_DIAGNOSTICS;
   if (out === input) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics, stats };

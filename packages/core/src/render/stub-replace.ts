@@ -16,7 +16,7 @@ import { isProtectedCall, type ProtectionRules } from "../protection.ts";
 import { recordFor, hasLegacyBareRecord, isSummarized, type CondenseState } from "../state.ts";
 import type { ToolCallRecord } from "../state-types.ts";
 import { QUERY_TOOL_NAME, storedStubText, summaryStubText } from "../texts.ts";
-import { beginChainScan, K_ASSISTANT, K_RESULT, K_SKIP, K_SUMMARY, K_USER, noteBoundary, noteEnd, noteStart } from "./chain-range-prune.ts";
+import { beginChainScan, K_ASSISTANT, K_RESULT, K_SKIP, K_SUMMARY, K_USER, noteBoundary, noteCalls, noteEnd, noteStart } from "./chain-range-prune.ts";
 import { reportMalformedOne } from "./malformed-scan.ts";
 import { beginInputSizes, sizeInputAt } from "./message-size.ts";
 import { isChainSynthetic } from "./message-shape.ts";
@@ -162,7 +162,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       (hitAt ??= []).push(i);
       (hitDecision ??= []).push(d);
     } else if (role === "assistant") {
-      if (Array.isArray(m.content)) { assistants++; opener = i; if (kind) kind[i] = K_ASSISTANT; } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
+      if (Array.isArray(m.content)) { assistants++; opener = i; if (kind) { kind[i] = K_ASSISTANT; noteCalls(chain!, m.content, i); } } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
       if (ends) {
         const ts = m.timestamp;
         if (typeof ts === "number") { const e = ends.get(ts); if (e !== undefined) noteEnd(chain!, e, i); }

@@ -156,23 +156,57 @@ function fingerprint(m: Record<string, unknown>, run: number): boolean {
   return true;
 }
 
+/**
+ * Per memo, the fingerprint met at each input position on the last measurement and its length: a
+ * sequential, typed-array shortcut to the entry the memo lookup would return (same timestamp, same
+ * two hashes; the memo never holds two entries with both, so the answer is the same), which spares a
+ * fresh clone's render the hash-table probes into a memo that is as large as the session.
+ */
+interface PositionCache { ts: Float64Array; h1: Int32Array; h2: Int32Array; chars: Float64Array }
+const positionsByMemo = new WeakMap<SizeMemo, PositionCache>();
+function positionCache(memo: SizeMemo, n: number): PositionCache {
+  let p = positionsByMemo.get(memo);
+  if (!p || p.ts.length < n) {
+    const size = Math.max(n, 2 * (p?.ts.length ?? 0), 256);
+    const q: PositionCache = { ts: new Float64Array(size), h1: new Int32Array(size), h2: new Int32Array(size), chars: new Float64Array(size).fill(-1) };
+    if (p) { q.ts.set(p.ts); q.h1.set(p.h1); q.h2.set(p.h2); q.chars.set(p.chars); }
+    positionsByMemo.set(memo, q);
+    p = q;
+  }
+  return p;
+}
+
 /** Length of the element's JSON as it appears inside an array. Never throws. */
 export function messageChars(m: unknown, memo?: SizeMemo, run = 0): number {
+  return charsAt(m, memo, run, -1, undefined);
+}
+
+/** `messageChars`, with `at` the element's position in the input and `positions` its memo's position cache. */
+function charsAt(m: unknown, memo: SizeMemo | undefined, run: number, at: number, positions: PositionCache | undefined): number {
   if (typeof m !== "object" || m === null) return serializedLength(m);
   const known = charsByObject.get(m);
   if (known !== undefined) return known;
   if (memo && !Array.isArray(m) && fingerprint(m as Record<string, unknown>, run)) {
     const ts = (m as { timestamp: number }).timestamp;
-    const list = memo.get(ts);
     // A fingerprint hit is a clone of a message already measured: no identity entry, since with a
     // fresh clone every render the WeakMap inserts (and their GC cost) would outweigh re-hashing.
     const h1 = H[0]!;
     const h2 = H[1]!;
-    if (list) for (let k = 0; k < list.length; k++) { const e = list[k]!; if (e.h1 === h1 && e.h2 === h2) return e.chars; }
-    const entry = { h1, h2, chars: serializedLength(m) };
-    if (list) list.push(entry); else memo.set(ts, [entry]);
-    charsByObject.set(m, entry.chars);
-    return entry.chars;
+    if (positions && at >= 0 && positions.ts[at] === ts && positions.h1[at] === h1 && positions.h2[at] === h2) {
+      const c = positions.chars[at]!;
+      if (c >= 0) return c;
+    }
+    const list = memo.get(ts);
+    let chars = -1;
+    if (list) for (let k = 0; k < list.length; k++) { const e = list[k]!; if (e.h1 === h1 && e.h2 === h2) { chars = e.chars; break; } }
+    if (chars < 0) {
+      const entry = { h1, h2, chars: serializedLength(m) };
+      if (list) list.push(entry); else memo.set(ts, [entry]);
+      charsByObject.set(m, entry.chars);
+      chars = entry.chars;
+    }
+    if (positions && at >= 0) { positions.ts[at] = ts; positions.h1[at] = h1; positions.h2[at] = h2; positions.chars[at] = chars; }
+    return chars;
   }
   const n = serializedLength(m);
   charsByObject.set(m, n);
@@ -223,20 +257,23 @@ let scratch = new Float64Array(1024);
 let inputChars = 0;
 let prevTs: unknown;
 let run = 0;
+let positions: PositionCache | undefined;
 
-export function beginInputSizes(n: number): void {
+/** `memo`: the memo `sizeInputAt` will be given (its position cache is sized for n here). */
+export function beginInputSizes(n: number, memo?: SizeMemo): void {
   if (scratch.length < n) scratch = new Float64Array(Math.max(n, scratch.length * 2));
   inputChars = n === 0 ? 2 : n + 1;
   prevTs = undefined;
   run = 0;
+  positions = memo ? positionCache(memo, n) : undefined;
 }
 
-/** Size of input element i; must be called for i = 0..n-1 in order after `beginInputSizes(n)`. */
+/** Size of input element i; must be called for i = 0..n-1 in order after `beginInputSizes(n, memo)`. */
 export function sizeInputAt(i: number, x: unknown, memo: SizeMemo): void {
   const ts = typeof x === "object" && x !== null ? (x as { timestamp?: unknown }).timestamp : undefined;
   run = ts !== undefined && ts === prevTs ? run + 1 : 0;
   prevTs = ts;
-  const c = messageChars(x, memo, run);
+  const c = charsAt(x, memo, run, i, positions);
   scratch[i] = c;
   inputChars += c;
 }
@@ -251,7 +288,7 @@ export function sizeInputAt(i: number, x: unknown, memo: SizeMemo): void {
 export function renderChars(input: readonly unknown[], output: readonly unknown[], memo?: SizeMemo, premeasured = false): { before: number; after: number } {
   const n = input.length;
   if (!premeasured || !memo) {
-    beginInputSizes(n);
+    beginInputSizes(n, memo);
     for (let i = 0; i < n; i++) {
       if (memo) { sizeInputAt(i, input[i], memo); continue; }
       const c = messageChars(input[i]);

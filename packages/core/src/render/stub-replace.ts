@@ -127,7 +127,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
   // One role dispatch per message: the readability rules of message-shape.ts (malformedReason,
   // isReadableToolResult/Assistant) applied inline, so no later pass re-reads every role for them.
   const memo = ctx.sizeMemo;
-  if (memo) beginInputSizes(messages.length);
+  if (memo) beginInputSizes(messages.length, memo);
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     // Sizes are taken here, while the message is in cache; a clean render discards them.

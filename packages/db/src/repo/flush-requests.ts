@@ -2,11 +2,12 @@
  * Flush requests: what a client asked for (trigger, pre-flush metrics, detected chains, settings).
  * The request row is written before the job is enqueued, and the job carries only its id and cursor.
  */
-import { and, eq, max, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { emptyStats } from "@condense/core";
 import type { Db } from "../client.ts";
 import { date, dateOrNull, num, numOrNull, rawQuery } from "../raw-query.ts";
-import { captures, flushRequests, type FlushRequestStatus } from "../schema/index.ts";
-import { ensureSession, type SessionKey } from "./sessions.ts";
+import { flushRequests, type FlushRequestStatus } from "../schema/index.ts";
+import type { SessionKey } from "./sessions.ts";
 
 export interface FlushRequest {
   id: string;
@@ -35,33 +36,40 @@ export interface CreateFlushRequestInput extends SessionKey {
   settings?: Record<string, unknown>;
 }
 
-/** Creates the request with cursor = the session's highest capture seq right now. */
+/**
+ * Creates the request with cursor = the session's highest capture seq right now, creating the
+ * session too if it is new: one statement (fixed text, raw-query.ts), as this runs once per flush.
+ */
 export async function createFlushRequest(db: Db, input: CreateFlushRequestInput): Promise<FlushRequest & { created: boolean }> {
-  await ensureSession(db, input);
-  const cursor = db
-    .select({ v: sql`coalesce(${max(captures.seq)}, 0)` })
-    .from(captures)
-    .where(and(eq(captures.tenantId, input.tenantId), eq(captures.sessionId, input.sessionId)));
-  const inserted = await db
-    .insert(flushRequests)
-    .values({
-      ...(input.id ? { id: input.id } : {}),
-      tenantId: input.tenantId,
-      sessionId: input.sessionId,
-      trigger: input.trigger,
-      metrics: input.metrics ?? {},
-      chains: input.chains ?? [],
-      settings: input.settings ?? {},
-      cursor: sql`(${cursor})`,
-    })
-    .onConflictDoNothing({ target: flushRequests.id })
-    .returning();
-  if (inserted[0]) return { ...inserted[0], created: true };
+  const [row] = await rawQuery(db, CREATE_REQUEST_SQL, [
+    input.tenantId, input.sessionId, JSON.stringify(emptyStats()), input.id ?? null, input.trigger,
+    JSON.stringify(input.metrics ?? {}), JSON.stringify(input.chains ?? []), JSON.stringify(input.settings ?? {}), input.settings !== undefined,
+  ]);
+  if (row) return { ...requestFromRow(row), created: true };
   const existing = input.id ? await getFlushRequest(db, input.tenantId, input.id) : null;
   // Same id under another tenant or session is a conflict, never a silent cross-tenant read.
   if (!existing || existing.sessionId !== input.sessionId) throw new FlushRequestConflictError(input.id ?? "");
   return { ...existing, created: false };
 }
+
+/**
+ * The session insert and the request insert in one statement; the request's foreign key is checked
+ * at the end of the statement, after the session row is in. Settings sent with the request ($9) become
+ * the session's snapshot, as `ensureSession` does; without them an existing session is left as it is.
+ * No row back when a request with this id exists already (a retried POST).
+ */
+const CREATE_REQUEST_SQL = `
+with s as (
+  insert into sessions (tenant_id, session_id, settings, stats) values ($1, $2, $8::jsonb, $3::jsonb)
+  on conflict (tenant_id, session_id) do update set settings = excluded.settings, updated_at = now() where $9::boolean
+  returning 1
+)
+insert into flush_requests (id, tenant_id, session_id, trigger, metrics, chains, settings, cursor)
+select coalesce($4::uuid, gen_random_uuid()), $1, $2, $5, $6::jsonb, $7::jsonb, $8::jsonb,
+  (select coalesce(max(c.seq), 0) from captures c where c.tenant_id = $1 and c.session_id = $2)
+on conflict (id) do nothing
+returning id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at,
+  committed_version, result, chains_result, coalesced_into`;
 
 export async function getFlushRequest(db: Db, tenantId: string, id: string): Promise<FlushRequest | null> {
   const [row] = await db.select().from(flushRequests).where(and(eq(flushRequests.tenantId, tenantId), eq(flushRequests.id, id)));

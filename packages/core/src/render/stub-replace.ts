@@ -41,13 +41,22 @@ interface StateStubCache {
   byId: Map<string, Map<number, Decision>>;
   /** results without a numeric timestamp, by id */
   bare: Map<string, Decision>;
+  /**
+   * Per input position, the (id, timestamp) looked up there last and the maps' value for it: a
+   * sequential shortcut to the same decision (map values never change once set), so a fresh clone's
+   * render does not hash every result id into session-sized maps. Timestamp -Infinity = none.
+   */
+  atId: (string | undefined)[];
+  atTs: number[];
+  atDecision: Decision[];
 }
+const NO_TS = -Infinity;
 const cacheByState = new WeakMap<CondenseState, StateStubCache>();
 const protectedByRules = new WeakMap<ProtectionRules, WeakMap<ToolCallRecord, boolean>>();
 
 function stateCache(state: CondenseState): StateStubCache {
   let c = cacheByState.get(state);
-  if (!c) { c = { byId: new Map(), bare: new Map() }; cacheByState.set(state, c); }
+  if (!c) { c = { byId: new Map(), bare: new Map(), atId: [], atTs: [], atDecision: [] }; cacheByState.set(state, c); }
   return c;
 }
 
@@ -61,17 +70,34 @@ function isProtectedRecord(rules: ProtectionRules, record: ToolCallRecord): bool
 }
 
 /** CAP-RENDER-3 lookup ladder: exact occurrence key, else an unambiguous legacy bare-id record. */
-function decide(state: CondenseState, cache: StateStubCache, m: ToolResultMessage): Decision {
+function decide(state: CondenseState, cache: StateStubCache, m: ToolResultMessage, at: number): Decision {
   const ts = typeof m.timestamp === "number" && Number.isFinite(m.timestamp) ? m.timestamp : undefined;
-  const byTs = ts === undefined ? undefined : cache.byId.get(m.toolCallId);
-  const cached = ts === undefined ? cache.bare.get(m.toolCallId) : byTs?.get(ts);
+  const tsKey = ts === undefined ? NO_TS : ts;
+  const id = m.toolCallId;
+  let cached: Decision | undefined;
+  let byTs: Map<number, Decision> | undefined;
+  const known = cache.atTs[at] === tsKey && cache.atId[at] === id;
+  if (known) cached = cache.atDecision[at];
+  else {
+    byTs = ts === undefined ? undefined : cache.byId.get(id);
+    cached = ts === undefined ? cache.bare.get(id) : byTs?.get(ts);
+  }
+  let d: Decision;
   // The stub copies the message's tool name; a (rare) differing name gets its own, uncached decision.
-  if (cached !== undefined && (cached === KEEP || cached.stub.toolName === (m.toolName ?? cached.record.toolName))) return cached;
-  const d = lookup(state, m, ts);
-  if (cached === undefined) {
-    if (ts === undefined) cache.bare.set(m.toolCallId, d);
-    else if (byTs) byTs.set(ts, d);
-    else cache.byId.set(m.toolCallId, new Map([[ts, d]]));
+  if (cached !== undefined && (cached === KEEP || cached.stub.toolName === (m.toolName ?? cached.record.toolName))) d = cached;
+  else {
+    d = lookup(state, m, ts);
+    if (cached === undefined) {
+      if (ts === undefined) cache.bare.set(id, d);
+      else if (byTs) byTs.set(ts, d);
+      else cache.byId.set(id, new Map([[ts, d]]));
+    }
+  }
+  if (!known) {
+    // what the maps now hold for (id, timestamp)
+    cache.atId[at] = id;
+    cache.atTs[at] = tsKey;
+    cache.atDecision[at] = cached === undefined ? d : cached;
   }
   return d;
 }
@@ -153,7 +179,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (purging && opener >= 0 && m.isError === true) (candidates ??= []).push(i, opener, assistants);
       if (!cache) continue;
       const r = m as unknown as ToolResultMessage;
-      const d = decide(state, cache, r);
+      const d = decide(state, cache, r, i);
       if (graceOn && r.toolName === QUERY_TOOL_NAME) {
         const ts = typeof r.timestamp === "number" && Number.isFinite(r.timestamp) ? r.timestamp : undefined;
         (queries ??= []).push({ key: d?.key ?? occKey(r.toolCallId, ts), seen: users });

@@ -53,6 +53,9 @@ async function main() {
   const url = new URL(ADMIN); url.pathname = `/${name}`;
   const handle = await createDb(url.toString(), { max: 4 });
   const raw = postgres(url.toString(), { max: 1, onnotice: () => {} });
+  // The recorded params carry json/jsonb already serialized (drizzle's client passes them through
+  // as text): replay them the same way instead of JSON-encoding them a second time.
+  for (const oid of [114, 3802]) raw.options.serializers[oid] = (x: unknown) => x as string;
   const counted = createCountedDb(url.toString());
   try {
     await migrateDb(handle);

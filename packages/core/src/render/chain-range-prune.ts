@@ -14,7 +14,7 @@ import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../
 import { firstTextPart, isChainSynthetic, isReadableAssistant, malformedReason } from "./message-shape.ts";
 import { markProduced } from "./message-size.ts";
 import { report, type RenderContext } from "./render-context.ts";
-import { summaryRefs } from "./summary-refs.ts";
+import { summaryRefs, type CoveredRef } from "./summary-refs.ts";
 
 /** Per entry, derived once per state version. */
 interface EntryInfo {
@@ -307,7 +307,21 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const drop = new Uint8Array(n);
   const insertAfter = new Map<number, UserMessage>();
   const replace = new Map<number, unknown>();
-  /** dropped result timestamp -> its id (or ids): occurrence match without building key strings */
+  // CAP-RENDER-15 needs, of the results dropped here, only those a surviving summary refers to by
+  // timestamp. Survivors are known before the walk: the walk drops exactly the readable summaries
+  // inside accepted ranges. So only their refs' timestamps are noted during the walk, not every result.
+  let survivors: { at: number; refs: readonly CoveredRef[] }[] | undefined;
+  let wanted: Set<number> | undefined;
+  for (let k = 0, ai = 0; k < summaryAt.length; k++) {
+    const i = summaryAt[k]!;
+    while (ai < accepted.length && accepted[ai]!.end <= i) ai++;
+    const inside = ai < accepted.length && accepted[ai]!.start < i;
+    if (inside && kind[i] === K_SUMMARY) continue;
+    const refs = summaryRefs(messages[i] as { details?: unknown });
+    (survivors ??= []).push({ at: i, refs });
+    for (const r of refs) if (r.ts !== undefined) (wanted ??= new Set()).add(r.ts);
+  }
+  /** dropped result timestamp (one a survivor refers to) -> its id (or ids): occurrence match without key strings */
   const droppedResults = new Map<number, string | string[]>();
   let anyDropped = false;
   const strip = cc.stripFinalAssistantThinking !== false;
@@ -344,7 +358,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
         if (s === undefined) unrecorded = true;
         else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
         const ts = r.timestamp;
-        if (typeof ts === "number" && Number.isFinite(ts)) {
+        if (wanted !== undefined && typeof ts === "number" && Number.isFinite(ts) && wanted.has(ts)) {
           const had = droppedResults.get(ts);
           if (had === undefined) droppedResults.set(ts, id);
           else if (typeof had === "string") droppedResults.set(ts, [had, id]);
@@ -377,12 +391,10 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   }
 
   // CAP-RENDER-15: per-batch summaries anywhere in the array whose refs this pass dropped.
-  if (anyDropped) {
+  if (anyDropped && survivors) {
     let bare: Set<string> | undefined;
-    for (const i of summaryAt) {
-      if (drop[i]! & DROPPED) continue;
-      const m = messages[i] as { details?: unknown };
-      for (const r of summaryRefs(m)) {
+    for (const { at: i, refs } of survivors) {
+      for (const r of refs) {
         // refs with a timestamp match dropped occurrences exactly; legacy refs match dropped bare ids
         let hit: boolean;
         if (r.ts !== undefined) {

@@ -120,12 +120,16 @@ async function inTurnSummarizerWait(): Promise<number> {
   return waited;
 }
 
-const files = realSessionFiles("pi");
+// BENCH_SESSION=<substring> keeps only the matching sessions (for iterating; the docs table needs all).
+const only = process.env.BENCH_SESSION;
+const files = realSessionFiles("pi").filter((f) => !only || basename(f).includes(only));
 if (files.length === 0) {
   console.warn("bench:client needs the real pi sessions in ../shared/data/sessions/pi; nothing to measure");
   process.exit(0);
 }
 const rows: Row[] = [];
+// A filtered run would otherwise time its session cold (the full run's earlier sessions warm the JIT up).
+if (only && files[0]) await benchSession(files[0]);
 for (const f of files) {
   const row = await benchSession(f);
   rows.push(row);

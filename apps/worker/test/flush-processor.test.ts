@@ -93,6 +93,13 @@ describe.each(testDbKinds())("flush processor (%s)", (kind) => {
     expect(b.aliases.get(`r_b@${T0 + 9}`)).toBe(`r_a@${T0 + 1}`);
     expect(b.records.get(`r_a@${T0 + 1}`)?.resultText).toBe(shared.resultText);
     expect(b.records.get(`r_a@${T0 + 1}`)?.shortRef).toBeUndefined();
+    // A later duplicate in B aliases the copy already there; nothing is copied twice.
+    const recordsBefore = b.records.size;
+    await flushNow(db, summarizer, "tenantB", [batch(1, [{ ...shared, toolCallId: "r_b2", resultTimestamp: T0 + 10 }])], { dedupScope: "tenant" });
+    const b2 = await stateOf(db, "tenantB");
+    expect(summarizer.batchCalls.length).toBe(n);
+    expect(b2.aliases.get(`r_b2@${T0 + 10}`)).toBe(`r_a@${T0 + 1}`);
+    expect(b2.records.size).toBe(recordsBefore);
     // Session scope (the default) never looks across sessions.
     await flushNow(db, summarizer, "tenantC", [batch(0, [{ ...shared, toolCallId: "r_c", resultTimestamp: T0 + 12 }])]);
     expect((await stateOf(db, "tenantC")).aliases.size).toBe(0);

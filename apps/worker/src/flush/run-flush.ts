@@ -113,7 +113,7 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
 
   for (let round = 0; ; round++) {
     // A re-plan after a stale commit reads the captures again.
-    const { batches: pending, indexed, seen } = round === 0 ? firstPending : await loadPendingForFlush(db, { ...key, flushRequestId });
+    const { batches: pending, indexed, seen, canonicalHints } = round === 0 ? firstPending : await loadPendingForFlush(db, { ...key, flushRequestId });
     if (pending.length === 0) {
       clock.lap("pending");
       await recordFlushMetrics(db, { tenantId, flushRequestId, attempt, outcome: "empty", settle: "committed", ...baseMetrics, runMs: performance.now() - started });
@@ -123,7 +123,7 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
     }
     clock.lap("pending");
     const { batches, trimmed } = prepareBatches(pending, indexed, settings);
-    const canonicals = await loadCanonicals(db, key, batches, settings);
+    const canonicals = await loadCanonicals(db, key, batches, settings, canonicalHints);
     clock.lap("canonicals");
     const plan = planFlush({ batches, settings, canonicalByHash: canonicals.byHash });
     const toReserve = plan.batches.filter((b) => b.kind === "summarize").map((b) => b.calls.map((c) => callKey(c)));

@@ -4,7 +4,7 @@
  * captures up to its cursor, in capture order, regrouped into the batches the client sent.
  */
 import { and, asc, eq, lte, max, sql, type SQL } from "drizzle-orm";
-import { occKey, type CapturedBatch, type CapturedToolCall, type SummarizerStats } from "@condense/core";
+import { contentHash, occKey, type CapturedBatch, type CapturedToolCall, type SummarizerStats } from "@condense/core";
 import type { Db } from "../client.ts";
 import { num, numOrNull, rawQuery } from "../raw-query.ts";
 import { captures, sessions, type CaptureStatus } from "../schema/index.ts";
@@ -41,7 +41,8 @@ export async function insertCaptures(db: Db, input: InsertCapturesInput): Promis
       resultText: call.resultText,
       isError: call.isError,
       resultTimestamp: call.resultTimestamp ?? null,
-      contentHash: call.contentHash ?? null,
+      // Hashed at ingest (off the flush path), so the flush's first read can find canonicals itself.
+      contentHash: call.contentHash ?? contentHash(call.toolName, call.resultText),
       turnIndex: batch.turnIndex,
       batchTimestamp: batch.timestamp,
       assistantText: batch.assistantText ?? "",
@@ -114,6 +115,22 @@ export interface PendingForFlush {
    * optimistic commit applies only if no commit happened since. Null when the session does not exist.
    */
   seen: SeenSession | null;
+  /**
+   * The content-hash canonicals of these captures, read in the same statement (by each capture's
+   * stored hash): the first non-backfilled record with the hash in the session, and in the tenant
+   * with its session and whether its key is already present in this session.
+   */
+  canonicalHints: Map<string, CanonicalHint>;
+}
+
+export interface CanonicalHint {
+  /** Key of the first record with this hash in this session, or null. */
+  sessionKey: string | null;
+  /** Key and session of the first record with this hash in the tenant, or null. */
+  tenantKey: string | null;
+  tenantSession: string | null;
+  /** Whether the tenant canonical's key already has a record or an alias in this session. */
+  tenantPresent: boolean;
 }
 
 /**
@@ -128,8 +145,19 @@ export async function loadPendingForFlush(db: Db, input: SessionKey & { flushReq
   const seen = first ? { commitSeq: num(first.commit_seq), stats: first.stats as SummarizerStats } : null;
   const captured = rows.filter((r) => r.seq !== null).map(captureFromRow);
   const indexed = new Set<string>();
-  for (let i = 0; i < rows.length; i++) if (rows[i]!.indexed === true) indexed.add(rows[i]!.occurrence_key as string);
-  return { batches: groupPendingRows(captured), indexed, seen };
+  const canonicalHints = new Map<string, CanonicalHint>();
+  for (const r of rows) {
+    if (r.indexed === true) indexed.add(r.occurrence_key as string);
+    if (typeof r.content_hash === "string") {
+      canonicalHints.set(r.content_hash, {
+        sessionKey: (r.canon_session_key as string | null) ?? null,
+        tenantKey: (r.canon_tenant_key as string | null) ?? null,
+        tenantSession: (r.canon_tenant_session as string | null) ?? null,
+        tenantPresent: r.canon_tenant_present === true,
+      });
+    }
+  }
+  return { batches: groupPendingRows(captured), indexed, seen, canonicalHints };
 }
 
 const PENDING_FOR_FLUSH_SQL = `
@@ -137,10 +165,22 @@ select s.commit_seq, s.stats, c.seq, c.occurrence_key, c.capture_id, c.batch_ind
   c.result_text, c.is_error, c.result_timestamp, c.content_hash, c.turn_index, c.batch_timestamp, c.assistant_text, c.user_turn_group,
   (c.seq is not null and (
     exists (select 1 from tool_call_records r where r.tenant_id = c.tenant_id and r.session_id = c.session_id and r.key = c.occurrence_key)
-    or exists (select 1 from dedup_aliases a where a.tenant_id = c.tenant_id and a.session_id = c.session_id and a.key = c.occurrence_key))) as indexed
+    or exists (select 1 from dedup_aliases a where a.tenant_id = c.tenant_id and a.session_id = c.session_id and a.key = c.occurrence_key))) as indexed,
+  sc.key as canon_session_key, tc.key as canon_tenant_key, tc.session_id as canon_tenant_session,
+  (tc.key is not null and (
+    exists (select 1 from tool_call_records r where r.tenant_id = $1 and r.session_id = $2 and r.key = tc.key)
+    or exists (select 1 from dedup_aliases a where a.tenant_id = $1 and a.session_id = $2 and a.key = tc.key))) as canon_tenant_present
 from sessions s
 left join captures c on c.tenant_id = s.tenant_id and c.session_id = s.session_id and c.status = 'pending'
   and c.seq <= (select f.cursor from flush_requests f where f.tenant_id = $1 and f.id = $3::uuid)
+left join lateral (
+  select t.key from tool_call_records t
+  where t.tenant_id = $1 and t.session_id = $2 and t.content_hash = c.content_hash and not t.backfilled
+  order by t.seq limit 1) sc on true
+left join lateral (
+  select t.key, t.session_id from tool_call_records t
+  where t.tenant_id = $1 and t.content_hash = c.content_hash and not t.backfilled
+  order by t.seq limit 1) tc on true
 where s.tenant_id = $1 and s.session_id = $2
 order by c.seq`;
 

@@ -27,6 +27,9 @@ interface StubDecision {
   /** The message's own occurrence key (what grace is keyed by). */
   key: string;
   record: ToolCallRecord;
+  /** The protection rules `protectedRecord` was last computed for, and its value under them. */
+  rulesSeen?: ProtectionRules;
+  protectedRecord?: boolean;
   stub: ToolResultMessage;
 }
 const KEEP = null;
@@ -184,7 +187,10 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
         const ts = typeof r.timestamp === "number" && Number.isFinite(r.timestamp) ? r.timestamp : undefined;
         (queries ??= []).push({ key: d?.key ?? occKey(r.toolCallId, ts), seen: users });
       }
-      if (d === KEEP || d.stub === r || isSameStub(r, d.stub) || isProtectedRecord(rules, d.record)) continue;
+      if (d === KEEP || d.stub === r || isSameStub(r, d.stub)) continue;
+      // the verdict is kept on the decision (read anyway) instead of a per-record lookup every render
+      if (d.rulesSeen !== rules) { d.protectedRecord = isProtectedRecord(rules, d.record); d.rulesSeen = rules; }
+      if (d.protectedRecord) continue;
       (hitAt ??= []).push(i);
       (hitDecision ??= []).push(d);
     } else if (role === "assistant") {

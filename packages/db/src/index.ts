@@ -28,6 +28,7 @@ export { pingDb } from "./repositories/api-health.ts";
 export { listRecentFlushes, type RecentFlush } from "./repositories/api-recent-flushes.ts";
 export { createScratchDatabase, type ScratchDatabase } from "./scratch-database.ts";
 export { reserveRefs, type RefReservation, type ReserveRefsInput } from "./repo/ref-reservation.ts";
+export { loadFlushRun, type FlushRunLoad } from "./repo/flush-run-load.ts";
 export {
   findIndexedKeys, loadCapturesByKeys, nextFlushAttempt, notePendingReason, listStaleQueuedFlushRequests, listUnfinishedChainStages, countCapturesByStatus,
   type CaptureRow, type QueuedFlushRequest,

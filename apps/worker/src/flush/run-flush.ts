@@ -15,7 +15,7 @@ import { assembleFlush, normalizeSettings, planFlush, callKey, type CondenseSett
 import {
   commitFlush,
   getFlushRequest,
-  getFlushRequestForRun,
+  loadFlushRun,
   loadPendingForFlush,
   notePendingReason,
   recordFlushMetrics,
@@ -85,11 +85,8 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
   const { tenantId, sessionId, flushRequestId } = job.payload;
   const key = { tenantId, sessionId };
   // The request (with its attempt number and ref reservation) and the pending captures up to its
-  // cursor are independent reads: one round trip. The captures go unused for a committed request.
-  const [loaded, firstPending] = await Promise.all([
-    getFlushRequestForRun(db, { tenantId, flushRequestId, queueAttempt: job.attempt }),
-    loadPendingForFlush(db, { ...key, flushRequestId }),
-  ]);
+  // cursor: one statement. The captures go unused for a committed request.
+  const { loaded, pending: firstPending } = await loadFlushRun(db, { ...key, flushRequestId, queueAttempt: job.attempt });
   if (!loaded || loaded.request.sessionId !== sessionId) throw new NonRetryableJobError(`flush request ${flushRequestId} not found for ${tenantId}/${sessionId}`);
   const { request, attempt } = loaded;
   const settings = normalizeSettings(request.settings);

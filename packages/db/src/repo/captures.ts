@@ -141,6 +141,11 @@ export interface CanonicalHint {
  */
 export async function loadPendingForFlush(db: Db, input: SessionKey & { flushRequestId: string }): Promise<PendingForFlush> {
   const rows = await rawQuery(db, PENDING_FOR_FLUSH_SQL, [input.tenantId, input.sessionId, input.flushRequestId]);
+  return pendingFromRows(rows);
+}
+
+/** Rows of PENDING_FOR_FLUSH_SQL (or a statement extending it) -> what the flush plans from. */
+export function pendingFromRows(rows: Record<string, unknown>[]): PendingForFlush {
   const first = rows[0];
   const seen = first ? { commitSeq: num(first.commit_seq), stats: first.stats as SummarizerStats } : null;
   const captured = rows.filter((r) => r.seq !== null).map(captureFromRow);
@@ -160,7 +165,12 @@ export async function loadPendingForFlush(db: Db, input: SessionKey & { flushReq
   return { batches: groupPendingRows(captured), indexed, seen, canonicalHints };
 }
 
-const PENDING_FOR_FLUSH_SQL = `
+/**
+ * $1 tenant, $2 session, $3 flush request: one row per pending capture up to the request's cursor
+ * (or one row of nulls when there is none), each with the session's commit_seq and stats.
+ * `extraColumns` adds columns to the select list (flush-run-load.ts adds the request).
+ */
+export const pendingForFlushSql = (extraColumns = "") => `
 select s.commit_seq, s.stats, c.seq, c.occurrence_key, c.capture_id, c.batch_index, c.call_index, c.tool_call_id, c.tool_name, c.args,
   c.result_text, c.is_error, c.result_timestamp, c.content_hash, c.turn_index, c.batch_timestamp, c.assistant_text, c.user_turn_group,
   (c.seq is not null and (
@@ -169,7 +179,7 @@ select s.commit_seq, s.stats, c.seq, c.occurrence_key, c.capture_id, c.batch_ind
   sc.key as canon_session_key, tc.key as canon_tenant_key, tc.session_id as canon_tenant_session,
   (tc.key is not null and (
     exists (select 1 from tool_call_records r where r.tenant_id = $1 and r.session_id = $2 and r.key = tc.key)
-    or exists (select 1 from dedup_aliases a where a.tenant_id = $1 and a.session_id = $2 and a.key = tc.key))) as canon_tenant_present
+    or exists (select 1 from dedup_aliases a where a.tenant_id = $1 and a.session_id = $2 and a.key = tc.key))) as canon_tenant_present${extraColumns}
 from sessions s
 left join captures c on c.tenant_id = s.tenant_id and c.session_id = s.session_id and c.status = 'pending'
   and c.seq <= (select f.cursor from flush_requests f where f.tenant_id = $1 and f.id = $3::uuid)
@@ -183,6 +193,8 @@ left join lateral (
   order by t.seq limit 1) tc on true
 where s.tenant_id = $1 and s.session_id = $2
 order by c.seq`;
+
+const PENDING_FOR_FLUSH_SQL = pendingForFlushSql();
 
 /** The columns groupPendingRows reads, from a raw row. */
 function captureFromRow(r: Record<string, unknown>): CaptureRow {

@@ -93,10 +93,7 @@ export interface FlushRequestForRun {
  */
 export async function getFlushRequestForRun(db: Db, input: { tenantId: string; flushRequestId: string; queueAttempt: number }): Promise<FlushRequestForRun | null> {
   const [row] = await rawQuery(db, REQUEST_FOR_RUN_SQL, [input.tenantId, input.flushRequestId]);
-  if (!row) return null;
-  const lastAttempt = row.last_attempt === null ? 0 : num(row.last_attempt);
-  const refReservation = (row.ref_reservation ?? {}) as Record<string, string>;
-  return { request: requestFromRow(row), attempt: Math.max(input.queueAttempt, lastAttempt + 1), refReservation };
+  return row ? requestForRunFromRow(row, input.queueAttempt) : null;
 }
 
 const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";
@@ -104,9 +101,21 @@ const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, se
 /** One request of a tenant by id (fixed text: see raw-query.ts). */
 export const REQUEST_BY_ID_SQL = `select ${REQUEST_COLUMNS} from flush_requests where tenant_id = $1 and id = $2::uuid`;
 
-const REQUEST_FOR_RUN_SQL = `select ${REQUEST_COLUMNS}, ref_reservation,
+const requestForRunSql = (tenant: string, id: string) => `select ${REQUEST_COLUMNS}, ref_reservation,
   (select max(m.attempt) from flush_metrics m where m.flush_request_id = flush_requests.id) as last_attempt
-  from flush_requests where tenant_id = $1 and id = $2::uuid`;
+  from flush_requests where tenant_id = ${tenant} and id = ${id}::uuid`;
+
+const REQUEST_FOR_RUN_SQL = requestForRunSql("$1", "$2");
+
+/** The same read as a fragment over other parameters (flush-run-load.ts embeds it). */
+export const requestForRunFragment = requestForRunSql;
+
+/** A row of the request-for-run read (raw, or as its jsonb image) -> FlushRequestForRun. */
+export function requestForRunFromRow(row: Record<string, unknown>, queueAttempt: number): FlushRequestForRun {
+  const lastAttempt = row.last_attempt === null || row.last_attempt === undefined ? 0 : num(row.last_attempt);
+  const refReservation = (row.ref_reservation ?? {}) as Record<string, string>;
+  return { request: requestFromRow(row), attempt: Math.max(queueAttempt, lastAttempt + 1), refReservation };
+}
 
 /** A flush_requests row read with raw SQL (snake_case columns) as a FlushRequest. */
 export function requestFromRow(r: Record<string, unknown>): FlushRequest {

@@ -16,7 +16,7 @@
  * handler start), run p50, and run-minus-summarizer p50, from the workers' trace lines.
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (default
  * redis://127.0.0.1:6379), BENCH_FLUSHES_PER_SESSION (5), BENCH_WORKER_CONCURRENCY (4),
- * BENCH_SOLO_FLUSHES (30), BENCH_ONLY ("profile", "embedded", "fleet": run one part), BENCH_SUMMARIZERS
+ * BENCH_SOLO_FLUSHES (40), BENCH_ONLY ("profile", "embedded", "fleet": run one part), BENCH_SUMMARIZERS
  * ("deterministic,fake-llm-200ms"), BENCH_WORKERS ("1,2,4"), BENCH_STAGES=1 (print the solo runs' stage times).
  */
 import { randomBytes } from "node:crypto";
@@ -38,7 +38,7 @@ const ADMIN = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/po
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const SESSIONS = 100;
 const PER_SESSION = Number(process.env.BENCH_FLUSHES_PER_SESSION ?? 5);
-const SOLO = Number(process.env.BENCH_SOLO_FLUSHES ?? 30);
+const SOLO = Number(process.env.BENCH_SOLO_FLUSHES ?? 40);
 const WORKER_CONCURRENCY = process.env.BENCH_WORKER_CONCURRENCY ?? "4";
 const ONLY = process.env.BENCH_ONLY;
 const TENANT = "bench";
@@ -235,7 +235,8 @@ async function runFleet(workers: number, summarizer: "deterministic" | "fake-llm
     for (let i = 0; i < SOLO; i++) { const r = await oneSessionFlush(handle.db, queue, soloWatch, 1000, i, v); v++; samples.push(r); }
     await soloWatch.close();
     // The first flushes warm connections and prepared statements in every worker process.
-    const solo = soloBreakdown(samples.slice(3), readTraces());
+    // Every worker process warms its own connections and prepared statements: 3 flushes per process.
+    const solo = soloBreakdown(samples.slice(3 * workers), readTraces());
 
     const watch = await versionWatcher(scratch.url);
     const latencies: number[] = [];
@@ -272,7 +273,7 @@ async function main() {
   try {
     if (!ONLY || ONLY === "profile") await runProfile(llm.baseUrl);
     if (!ONLY || ONLY === "embedded" || ONLY === "fleet") {
-      console.log(`\n## Solo flushes: ${SOLO} sequential flushes of one session (first 3 dropped as warm-up)`);
+      console.log(`\n## Solo flushes: ${SOLO} sequential flushes of one session (the first 3 per worker process dropped as warm-up)`);
       console.log(SOLO_HEADER);
     }
     if (!ONLY || ONLY === "embedded") {

@@ -14,7 +14,7 @@ import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../
 import { firstTextPart, isChainSynthetic, isReadableAssistant, malformedReason } from "./message-shape.ts";
 import { markProduced } from "./message-size.ts";
 import { report, type RenderContext } from "./render-context.ts";
-import { summaryRefs, type CoveredRef } from "./summary-refs.ts";
+import { anyRefCovered } from "./summary-refs.ts";
 
 /** Per entry, derived once per state version. */
 interface EntryInfo {
@@ -307,21 +307,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const drop = new Uint8Array(n);
   const insertAfter = new Map<number, UserMessage>();
   const replace = new Map<number, unknown>();
-  // CAP-RENDER-15 needs, of the results dropped here, only those a surviving summary refers to by
-  // timestamp. Survivors are known before the walk: the walk drops exactly the readable summaries
-  // inside accepted ranges. So only their refs' timestamps are noted during the walk, not every result.
-  let survivors: { at: number; refs: readonly CoveredRef[] }[] | undefined;
-  let wanted: Set<number> | undefined;
-  for (let k = 0, ai = 0; k < summaryAt.length; k++) {
-    const i = summaryAt[k]!;
-    while (ai < accepted.length && accepted[ai]!.end <= i) ai++;
-    const inside = ai < accepted.length && accepted[ai]!.start < i;
-    if (inside && kind[i] === K_SUMMARY) continue;
-    const refs = summaryRefs(messages[i] as { details?: unknown });
-    (survivors ??= []).push({ at: i, refs });
-    for (const r of refs) if (r.ts !== undefined) (wanted ??= new Set()).add(r.ts);
-  }
-  /** dropped result timestamp (one a survivor refers to) -> its id (or ids): occurrence match without key strings */
+  /** dropped result timestamp -> its id (or ids): occurrence match without building key strings */
   const droppedResults = new Map<number, string | string[]>();
   let anyDropped = false;
   const strip = cc.stripFinalAssistantThinking !== false;
@@ -358,7 +344,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
         if (s === undefined) unrecorded = true;
         else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
         const ts = r.timestamp;
-        if (wanted !== undefined && typeof ts === "number" && Number.isFinite(ts) && wanted.has(ts)) {
+        if (typeof ts === "number" && Number.isFinite(ts)) {
           const had = droppedResults.get(ts);
           if (had === undefined) droppedResults.set(ts, id);
           else if (typeof had === "string") droppedResults.set(ts, [had, id]);
@@ -391,18 +377,15 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   }
 
   // CAP-RENDER-15: per-batch summaries anywhere in the array whose refs this pass dropped.
-  if (anyDropped && survivors) {
+  if (anyDropped) {
+    // refs with a timestamp match dropped occurrences exactly; legacy refs match dropped bare ids
     let bare: Set<string> | undefined;
-    for (const { at: i, refs } of survivors) {
-      for (const r of refs) {
-        // refs with a timestamp match dropped occurrences exactly; legacy refs match dropped bare ids
-        let hit: boolean;
-        if (r.ts !== undefined) {
-          const v = droppedResults.get(r.ts);
-          hit = v === r.id || (Array.isArray(v) && v.includes(r.id));
-        } else hit = (bare ??= droppedIds(messages, accepted)).has(r.id);
-        if (hit) { drop[i]! |= DROPPED; changed = true; break; }
-      }
+    const timed = (ts: number, id: string) => { const v = droppedResults.get(ts); return v === id || (Array.isArray(v) && v.includes(id)); };
+    const bareHit = (id: string) => (bare ??= droppedIds(messages, accepted)).has(id);
+    for (let k = 0; k < summaryAt.length; k++) {
+      const i = summaryAt[k]!;
+      if (drop[i]! & DROPPED) continue;
+      if (anyRefCovered(messages[i] as { details?: unknown }, timed, bareHit)) { drop[i]! |= DROPPED; changed = true; }
     }
   }
   if (!changed) return messages;

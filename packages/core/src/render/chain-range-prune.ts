@@ -135,6 +135,31 @@ function boundaries(state: CondenseState): Boundaries {
   return b;
 }
 
+/**
+ * The results one render's walk dropped, as (timestamp, id) in walk order, for CAP-RENDER-15's
+ * occurrence match: module buffers (a render is synchronous and never nested), so the walk allocates
+ * nothing per result. A host writes results in timestamp order, so the list is normally sorted and
+ * is searched by bisection; otherwise a map is built once.
+ */
+let droppedTs = new Float64Array(1024);
+const droppedId: string[] = [];
+let droppedCount = 0;
+let droppedInOrder = true;
+function noteDropped(ts: number, id: string): void {
+  if (droppedCount === droppedTs.length) { const g = new Float64Array(2 * droppedTs.length); g.set(droppedTs); droppedTs = g; }
+  if (droppedCount > 0 && ts < droppedTs[droppedCount - 1]!) droppedInOrder = false;
+  droppedTs[droppedCount] = ts;
+  droppedId[droppedCount] = id;
+  droppedCount++;
+}
+function droppedSortedHas(ts: number, id: string): boolean {
+  let lo = 0;
+  let hi = droppedCount;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (droppedTs[mid]! < ts) lo = mid + 1; else hi = mid; }
+  for (let k = lo; k < droppedCount && droppedTs[k] === ts; k++) if (droppedId[k] === id) return true;
+  return false;
+}
+
 /** Render counter: marks which recorded ids one entry's walk has already counted (no per-render set). */
 let walkStamp = 0;
 
@@ -307,8 +332,8 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const drop = new Uint8Array(n);
   const insertAfter = new Map<number, UserMessage>();
   const replace = new Map<number, unknown>();
-  /** dropped result timestamp -> its id (or ids): occurrence match without building key strings */
-  const droppedResults = new Map<number, string | string[]>();
+  droppedCount = 0;
+  droppedInOrder = true;
   let anyDropped = false;
   const strip = cc.stripFinalAssistantThinking !== false;
   let changed = false;
@@ -344,12 +369,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
         if (s === undefined) unrecorded = true;
         else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
         const ts = r.timestamp;
-        if (typeof ts === "number" && Number.isFinite(ts)) {
-          const had = droppedResults.get(ts);
-          if (had === undefined) droppedResults.set(ts, id);
-          else if (typeof had === "string") droppedResults.set(ts, [had, id]);
-          else had.push(id);
-        }
+        if (typeof ts === "number" && Number.isFinite(ts)) noteDropped(ts, id);
         if (info.protectedIds.has(id)) (sources ??= []).push(r);
       } else if (kd === K_USER) {
         if (r.role === "user" && firstTextPart(r)?.startsWith(info.tag)) present = true;
@@ -380,7 +400,16 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   if (anyDropped) {
     // refs with a timestamp match dropped occurrences exactly; legacy refs match dropped bare ids
     let bare: Set<string> | undefined;
-    const timed = (ts: number, id: string) => { const v = droppedResults.get(ts); return v === id || (Array.isArray(v) && v.includes(id)); };
+    let byTs: Map<number, string[]> | undefined;
+    const timed = (ts: number, id: string) => {
+      if (droppedInOrder) return droppedSortedHas(ts, id);
+      // results out of timestamp order (not how a host writes them): an index, once
+      if (!byTs) {
+        byTs = new Map();
+        for (let k = 0; k < droppedCount; k++) { const t = droppedTs[k]!; const l = byTs.get(t); if (l) l.push(droppedId[k]!); else byTs.set(t, [droppedId[k]!]); }
+      }
+      return byTs.get(ts)?.includes(id) ?? false;
+    };
     const bareHit = (id: string) => (bare ??= droppedIds(messages, accepted)).has(id);
     for (let k = 0; k < summaryAt.length; k++) {
       const i = summaryAt[k]!;
@@ -388,6 +417,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       if (anyRefCovered(messages[i] as { details?: unknown }, timed, bareHit)) { drop[i]! |= DROPPED; changed = true; }
     }
   }
+  droppedId.fill("", 0, droppedCount);
   if (!changed) return messages;
 
   const out: unknown[] = [];

@@ -54,6 +54,9 @@ interface StateStubCache {
   atDecision: Decision[];
 }
 const NO_TS = -Infinity;
+/** Stub hits of the current render (module buffers: a render is synchronous and never nested). */
+let hitAt = new Int32Array(256);
+const hitDecision: (StubDecision | null)[] = [];
 const cacheByState = new WeakMap<CondenseState, StateStubCache>();
 const protectedByRules = new WeakMap<ProtectionRules, WeakMap<ToolCallRecord, boolean>>();
 
@@ -138,9 +141,8 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
   const graceOn = typeof k === "number" && k > 0;
   let users = 0;
   let assistants = 0;
-  // stub hits as two parallel arrays (positions, decisions): no object per hit
-  let hitAt: number[] | undefined;
-  let hitDecision: StubDecision[] | undefined;
+  // stub hits in two parallel module buffers (positions, decisions): nothing allocated per hit
+  let hits = 0;
   let queries: { key: string; seen: number }[] | undefined;
   // Error purge (phase 2) needs the turn that opened each failed result; the pass tracks it with the
   // phase's own rule (see error-purge.ts) and notes failed results as candidates.
@@ -191,8 +193,9 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       // the verdict is kept on the decision (read anyway) instead of a per-record lookup every render
       if (d.rulesSeen !== rules) { d.protectedRecord = isProtectedRecord(rules, d.record); d.rulesSeen = rules; }
       if (d.protectedRecord) continue;
-      (hitAt ??= []).push(i);
-      (hitDecision ??= []).push(d);
+      if (hits === hitAt.length) { const g = new Int32Array(2 * hitAt.length); g.set(hitAt); hitAt = g; }
+      hitAt[hits] = i;
+      hitDecision[hits++] = d;
     } else if (role === "assistant") {
       if (Array.isArray(m.content)) { assistants++; opener = i; if (kind) { kind[i] = K_ASSISTANT; noteCalls(chain!, m.content, i); } } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
       if (ends) {
@@ -220,13 +223,14 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
   ctx.purgeCandidates = candidates;
   ctx.chainScan = chain;
   ctx.assistantTurns = assistants;
-  if (!hitAt || !hitDecision) return messages;
+  if (hits === 0) return messages;
   // CAP-QUERY-5, same rule as graceSet(): decided after the scan, once the user-turn count is known.
   let grace: Set<string> | undefined;
   if (queries) for (const q of queries) if (users - q.seen <= k) (grace ??= new Set()).add(q.key);
   let out: unknown[] | undefined;
-  for (let h = 0; h < hitAt.length; h++) {
+  for (let h = 0; h < hits; h++) {
     const d = hitDecision[h]!;
+    hitDecision[h] = null;
     if (grace?.has(d.key)) continue;
     out ??= messages.slice();
     out[hitAt[h]!] = d.stub;

@@ -14,6 +14,7 @@
 import { isObject, type AssistantMessage, type ToolResultMessage } from "../messages.ts";
 import { purgedArgs } from "../texts.ts";
 import { markProduced } from "./message-size.ts";
+import { purgeCandidateBuffer } from "./stub-replace.ts";
 import type { RenderContext } from "./render-context.ts";
 import { answeredEarlier, callsId } from "./turn-pairing.ts";
 
@@ -49,8 +50,9 @@ export function errorPurge(messages: readonly unknown[], ctx: RenderContext): re
   if (!pe || pe.enabled === false) return messages;
   // The first pass (stub-replace.ts) noted every readable failed result with an opener, and counted
   // the turns; a render without failures does no work here.
-  const c = ctx.purgeCandidates;
-  if (!c) return messages;
+  const count = ctx.purgeCandidates;
+  if (count === 0) return messages;
+  const c = purgeCandidateBuffer();
   const cooldown = typeof pe.cooldownTurns === "number" ? pe.cooldownTurns : 2;
   const minChars = typeof pe.minArgChars === "number" ? pe.minArgChars : 500;
   const current = ctx.assistantTurns ?? 0;
@@ -59,7 +61,7 @@ export function errorPurge(messages: readonly unknown[], ctx: RenderContext): re
   let out: unknown[] | undefined;
   // Candidates come in input order, so those of one turn are adjacent: a turn's ids are applied
   // together when the next candidate's opener differs, as the per-turn scan did.
-  for (let k = 0; k < c.length; k += 3) {
+  for (let k = 0; k < count; k += 3) {
     const i = c[k]!;
     const o = c[k + 1]!;
     if (o !== opener) {

@@ -64,7 +64,7 @@ export function pruneMessages(messages: readonly AgentMessage[], state: Condense
     return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics: NO_DIAGNOSTICS, stats };
   }
   const measure = options?.measure !== false;
-  const ctx: RenderContext = { state, settings, rules: protectionRules(settings), diagnostics: null, stats, assistantTurns: null, purgeCandidates: null, chainScan: null, sizeMemo: measure && (state.records.size > 0 || state.chains.length > 0) ? sizeMemo(state) : null };
+  const ctx: RenderContext = { state, settings, rules: protectionRules(settings), diagnostics: null, stats, assistantTurns: null, purgeCandidates: 0, chainScan: null, sizeMemo: measure && (state.records.size > 0 || state.chains.length > 0) ? sizeMemo(state) : null };
   const input = messages as readonly unknown[];
   // Phase 1 is also the render's only full pass: it classifies every message, takes the input sizes
   // and collects what phases 2 and 3 need (failed results with their openers, chain boundaries).

@@ -35,11 +35,12 @@ export interface RenderContext {
    */
   assistantTurns: number | null;
   /**
-   * Failed tool results found by the first pass, as flat triples (result index, index of the
-   * assistant that opened its turn, assistant turns counted up to and including that opener); null
-   * when there is none or error purge is off. Positions hold for phase 2's input (phase 1 replaces in place).
+   * How many entries the first pass wrote to the error-purge candidate buffer (stub-replace.ts
+   * `purgeCandidateBuffer`): failed tool results as flat triples (result index, index of the
+   * assistant that opened its turn, assistant turns counted up to and including that opener); 0 when
+   * there is none or error purge is off. Positions hold for phase 2's input (phase 1 replaces in place).
    */
-  purgeCandidates: number[] | null;
+  purgeCandidates: number;
   /** Chain boundaries and per-batch summary positions found by the first pass; null when no entry applies. */
   chainScan: ChainScan | null;
   /**

@@ -54,6 +54,16 @@ interface StateStubCache {
   atDecision: Decision[];
 }
 const NO_TS = -Infinity;
+/** Error-purge candidates of the current render as triples (see RenderContext.purgeCandidates). */
+let candidateBuffer = new Int32Array(96);
+export function purgeCandidateBuffer(): Int32Array { return candidateBuffer; }
+function noteCandidate(n: number, at: number, opener: number, turns: number): number {
+  if (n + 3 > candidateBuffer.length) { const g = new Int32Array(2 * candidateBuffer.length); g.set(candidateBuffer); candidateBuffer = g; }
+  candidateBuffer[n] = at;
+  candidateBuffer[n + 1] = opener;
+  candidateBuffer[n + 2] = turns;
+  return n + 3;
+}
 /** Stub hits of the current render (module buffers: a render is synchronous and never nested). */
 let hitAt = new Int32Array(256);
 const hitDecision: (StubDecision | null)[] = [];
@@ -149,7 +159,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
   const pe = settings.purgeErrors;
   const purging = !!pe && pe.enabled !== false;
   let opener = -1;
-  let candidates: number[] | null = null;
+  let candidates = 0;
   // Chain-range prune (phase 3) resolves its boundaries from this pass (see chain-range-prune.ts).
   const chain = beginChainScan(state, settings, messages.length);
   const starts = chain?.starts;
@@ -181,7 +191,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (typeof m.toolCallId !== "string") { reportMalformedOne(ctx, m, "missing-tool-call-id"); opener = -1; continue; }
       if (!Array.isArray(m.content)) { reportMalformedOne(ctx, m, "bad-content"); opener = -1; continue; }
       if (kind) kind[i] = K_RESULT;
-      if (purging && opener >= 0 && m.isError === true) (candidates ??= []).push(i, opener, assistants);
+      if (purging && opener >= 0 && m.isError === true) candidates = noteCandidate(candidates, i, opener, assistants);
       if (!cache) continue;
       const r = m as unknown as ToolResultMessage;
       const d = decide(state, cache, r, i);

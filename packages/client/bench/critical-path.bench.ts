@@ -24,7 +24,17 @@ import { buildCondensedState } from "../../core/test/support/condensed-state.ts"
 const settings = normalizeSettings({});
 const writeDocs = !process.argv.includes("--no-write");
 const FAKE_LLM_LATENCY_MS = 2_000;
-const READING = "Reading: capture and the trigger decisions stay around 0.1 ms; the rest is the render (core `pruneMessages` over a fresh clone of the conversation so far: every per-object cache misses, so each render reads every message's head once). The client measures reclaim once per applied state (`pruneMessages(..., {measure: false})` otherwise); with the size pass folded into the render's first pass a measured render costs little more anyway. p99 over a few hundred turns is the few slowest turns, so on this shared 2-core machine it carries scheduler preemption and the GC of the bench's own 10 MB clone per turn (made right before the render, as pi does); p50 is the typical cost. An in-turn summarizer pays the LLM's latency on every flush turn instead.";
+const READING = [
+  "Reading: capture and the trigger decisions stay around 0.1-0.2 ms; the rest is the render (core `pruneMessages`, with",
+  "`measure: false` except once per applied state, over a fresh clone of the conversation so far). The clone is made right",
+  "before the render and not collected first, as pi does it, so the render reads a young clone, and a scavenge that lands",
+  "inside a render copies that live clone (several ms: up to ~7 ms per `--trace-gc` on the largest session). How often that",
+  "happens follows the render's own allocation (heap growth of a cold render of the largest session: ~118 KB, down from",
+  "175-188 KB). p99 over a few hundred turns is the five or so slowest turns, so on this shared 2-core machine it is bound by",
+  "preemption and these scavenges: consecutive runs of the same code on the largest session (`BENCH_SESSION=compact-2025`)",
+  "gave p99 from 0.75 to 2.2 ms at load 1.2-4.5; p50 is the typical cost. An in-turn summarizer pays the LLM's latency on",
+  "every flush turn instead.",
+].join("\n");
 
 function deltaOf(state: CondenseState): StateDelta {
   return {

@@ -111,12 +111,18 @@ function scenarioChecks(get: () => Observed): void {
 
   it("between two state changes the request prefix is byte-identical (prompt cache)", () => {
     const o = get();
+    let kept = 0;
+    let breaks = 0;
     for (const run of ["first", "resume"] as const) {
       const report = prefixReport(agentRequests(o, run));
       expect(report.breaks.filter((b) => !b.explained), run).toEqual([]);
-      // Changes are rare events, not a per-request rewrite.
-      expect(report.kept).toBeGreaterThan(report.breaks.length * 3);
+      kept += report.kept;
+      breaks += report.breaks.length;
     }
+    // Changes are rare events, not a per-request rewrite. Counted over the whole session: the resumed
+    // run can be three requests long (when everything was condensed before it started), where one
+    // applied state change would be a third of its pairs.
+    expect(kept).toBeGreaterThan(breaks * 3);
   });
 
   it("context_tree_query issued by the model returns the original output verbatim", () => {

@@ -32,7 +32,7 @@ const READING = [
   "happens follows the render's own allocation (heap growth of a cold render of the largest session: ~118 KB, down from",
   "175-188 KB). p99 over a few hundred turns is the five or so slowest turns, so on this shared 2-core machine it is bound by",
   "preemption and these scavenges: consecutive runs of the same code on the largest session (`BENCH_SESSION=compact-2025`)",
-  "gave p99 from 0.75 to 2.2 ms at load 1.2-4.5; p50 is the typical cost. An in-turn summarizer pays the LLM's latency on",
+  "gave p99 from 0.75 to 2.2 ms at load 0.8-4.5; p50 is the typical cost. An in-turn summarizer pays the LLM's latency on",
   "every flush turn instead.",
 ].join("\n");
 

@@ -6,7 +6,7 @@
  * user. Applying the entries to already-rendered output changes nothing (the synthetic's presence
  * suppresses re-insertion, and nothing droppable remains inside).
  */
-import { overlapDiagnostic, rangeMismatchDiagnostic, unresolvedRangeDiagnostic } from "../diagnostics.ts";
+import { overlapDiagnostic, rangeMismatchDiagnostic, unresolvedRangeDiagnostic, type Diagnostic } from "../diagnostics.ts";
 import { isObject, isSummaryMessage, type AssistantMessage, type UserMessage } from "../messages.ts";
 import type { CondenseState } from "../state.ts";
 import type { ChainEntry } from "../state-types.ts";
@@ -34,6 +34,21 @@ interface ChainCache {
 }
 const cacheByState = new WeakMap<CondenseState, ChainCache>();
 const strippedByAssistant = new WeakMap<object, AssistantMessage>();
+/**
+ * An entry's unresolved-range diagnostic depends on the entry alone, and an entry whose range is not
+ * in the context yet (a later chain, early in a replayed session) is reported on every render: built
+ * once per entry and reused (frozen, since the client hands it to listeners), so such renders allocate
+ * no diagnostic strings.
+ */
+const unresolvedByEntry = new WeakMap<ChainEntry, Diagnostic>();
+function unresolvedFor(entry: ChainEntry): Diagnostic {
+  let d = unresolvedByEntry.get(entry);
+  if (!d) {
+    d = Object.freeze(unresolvedRangeDiagnostic(entry.blockId, entry.startUserTimestamp, entry.finalAssistantTimestamp ?? null));
+    unresolvedByEntry.set(entry, d);
+  }
+  return d;
+}
 const NO_SOURCES: readonly Record<string, unknown>[] = Object.freeze([]);
 
 function chainCache(state: CondenseState): ChainCache {
@@ -85,7 +100,7 @@ function expandedBody(state: CondenseState, cache: ChainCache, entry: ChainEntry
 
 function synthetic(state: CondenseState, cache: ChainCache, entry: ChainEntry, sources: readonly Record<string, unknown>[]): UserMessage {
   const hit = cache.synthetics.get(entry.blockId);
-  if (hit && hit.sources.length === sources.length && hit.sources.every((s, i) => s === sources[i])) return hit.message;
+  if (hit && sameSources(hit.sources, sources)) return hit.message;
   let blocks = "";
   for (const r of sources) {
     const parts = r.content as unknown[];
@@ -96,6 +111,12 @@ function synthetic(state: CondenseState, cache: ChainCache, entry: ChainEntry, s
   const message: UserMessage = markProduced({ role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt });
   cache.synthetics.set(entry.blockId, { sources, message });
   return message;
+}
+
+function sameSources(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** CAP-RENDER-16: the final assistant without its thinking blocks (same object when it has none). */
@@ -210,6 +231,15 @@ let kindBuffer = new Uint8Array(1024);
 let callAtBuffer = new Int32Array(1024);
 let callCountBuffer = new Int32Array(1024);
 const callIdBuffer: string[] = [];
+/** Per-position flags and the messages inserted after / replacing a position: module buffers, cleared by the render that set them. */
+let dropBuffer = new Uint8Array(1024);
+const insertBuffer: (UserMessage | undefined)[] = [];
+const replaceBuffer: unknown[] = [];
+const byStart = (a: Accepted, b: Accepted) => a.start - b.start || a.order - b.order;
+function inStartOrder(list: readonly Accepted[]): boolean {
+  for (let k = 1; k < list.length; k++) if (byStart(list[k - 1]!, list[k]!) > 0) return false;
+  return true;
+}
 const DROPPED = 1;
 const REPLACED = 2;
 const INSERT_AFTER = 4;
@@ -310,13 +340,15 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     const ok = entry.finalAssistantTimestamp !== null && entry.finalAssistantTimestamp !== undefined &&
       count[2 * order] === 1 && count[2 * order + 1] === 1 && pos[2 * order]! < pos[2 * order + 1]!;
     if (ok) resolved.push({ entry, start: pos[2 * order]!, end: pos[2 * order + 1]!, order });
-    else report(ctx, unresolvedRangeDiagnostic(entry.blockId, entry.startUserTimestamp, entry.finalAssistantTimestamp ?? null));
+    else report(ctx, unresolvedFor(entry));
   });
   if (resolved.length === 0) return messages;
 
   // CAP-RENDER-11: earliest start first. Accepted spans are disjoint and in order, so a later
   // start can only be claimed by, or lie inside, the last accepted span.
-  resolved.sort((a, b) => a.start - b.start || a.order - b.order);
+  // (usually already in that order: entries are kept in the order their chains occurred; sorting a
+  // sorted list under this total order is the identity, so it is skipped then)
+  if (!inStartOrder(resolved)) resolved.sort(byStart);
   const accepted: Accepted[] = [];
   for (const r of resolved) {
     const last = accepted[accepted.length - 1];
@@ -329,9 +361,11 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const cache = chainCache(state);
   const n = messages.length;
   /** per position: DROPPED, REPLACED (final assistant stripped), INSERT_AFTER (the synthetic follows) */
-  const drop = new Uint8Array(n);
-  const insertAfter = new Map<number, UserMessage>();
-  const replace = new Map<number, unknown>();
+  if (dropBuffer.length < n) dropBuffer = new Uint8Array(Math.max(n, 2 * dropBuffer.length));
+  // filled densely up to n (a write far past the end of a short array would make it a sparse dictionary)
+  while (insertBuffer.length < n) { insertBuffer.push(undefined); replaceBuffer.push(undefined); }
+  const drop = dropBuffer;
+  drop.fill(0, 0, n);
   droppedCount = 0;
   droppedInOrder = true;
   let anyDropped = false;
@@ -380,7 +414,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       changed = true;
     }
     if (!present) {
-      insertAfter.set(a.start, synthetic(state, cache, entry, sources ?? NO_SOURCES));
+      insertBuffer[a.start] = synthetic(state, cache, entry, sources ?? NO_SOURCES);
       drop[a.start]! |= INSERT_AFTER;
       changed = true;
       // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
@@ -392,7 +426,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     if (strip) {
       const final = messages[a.end];
       const s = withoutThinking(final);
-      if (s !== final) { replace.set(a.end, s); drop[a.end]! |= REPLACED; changed = true; }
+      if (s !== final) { replaceBuffer[a.end] = s; drop[a.end]! |= REPLACED; changed = true; }
     }
   }
 
@@ -420,12 +454,23 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   droppedId.fill("", 0, droppedCount);
   if (!changed) return messages;
 
-  const out: unknown[] = [];
+  // the output's length first, so it is allocated once at its size (no growth copies)
+  let size = n;
   for (let i = 0; i < n; i++) {
     const f = drop[i]!;
-    if (f === 0) { out.push(messages[i]); continue; }
-    if (!(f & DROPPED)) out.push(f & REPLACED ? replace.get(i) : messages[i]);
-    if (f & INSERT_AFTER) out.push(insertAfter.get(i));
+    if (f === 0) continue;
+    if (f & DROPPED) size--;
+    if (f & INSERT_AFTER) size++;
+  }
+  const out: unknown[] = new Array(size);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    const f = drop[i]!;
+    if (f === 0) { out[o++] = messages[i]; continue; }
+    if (!(f & DROPPED)) out[o++] = f & REPLACED ? replaceBuffer[i] : messages[i];
+    if (f & INSERT_AFTER) out[o++] = insertBuffer[i];
+    if (f & REPLACED) replaceBuffer[i] = undefined;
+    if (f & INSERT_AFTER) insertBuffer[i] = undefined;
   }
   return out;
 }

@@ -136,7 +136,27 @@ interface Accepted { entry: ChainEntry; start: number; end: number; order: numbe
 /** Boundary timestamps of the state's entries (entry positions in `state.chains`), once per state. */
 /** timestamp -> entry position, or positions when entries share it (a hand-built state may). */
 type ByTs = Map<number, number | number[]>;
-interface Boundaries { starts: ByTs; ends: ByTs }
+/**
+ * The same map as sorted keys for lookups from the render's first pass: a Map lookup takes its key as
+ * a heap object, so optimized code looking up a message's timestamp (an unboxed double there) boxes it
+ * first, one allocation per user and assistant per render; a bisection over a Float64Array compares
+ * doubles in place. NaN (never sorted, matched by the Map's SameValueZero) is left to the Map.
+ */
+export interface TsIndex { readonly map: ByTs; readonly keys: Float64Array; readonly vals: readonly (number | number[])[] }
+function tsIndex(map: ByTs): TsIndex {
+  const keys = Float64Array.from([...map.keys()].filter((t) => t === t)).sort();
+  return { map, keys, vals: Array.from(keys, (t) => map.get(t)!) };
+}
+/** `ix.map.get(ts)` without boxing `ts`. */
+export function tsLookup(ix: TsIndex, ts: number): number | number[] | undefined {
+  const keys = ix.keys;
+  if (ts !== ts) return ix.map.get(ts);
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < ts) lo = mid + 1; else hi = mid; }
+  return lo < keys.length && keys[lo] === ts ? ix.vals[lo] : undefined;
+}
+interface Boundaries { starts: TsIndex; ends: TsIndex }
 function file(map: ByTs, ts: number, k: number): void {
   const had = map.get(ts);
   map.set(ts, had === undefined ? k : Array.isArray(had) ? [...had, k] : [had, k]);
@@ -145,12 +165,14 @@ const boundariesByState = new WeakMap<CondenseState, Boundaries>();
 function boundaries(state: CondenseState): Boundaries {
   let b = boundariesByState.get(state);
   if (!b) {
-    b = { starts: new Map(), ends: new Map() };
+    const starts: ByTs = new Map();
+    const ends: ByTs = new Map();
     state.chains.forEach((e, k) => {
-      file(b!.starts, e.startUserTimestamp, k);
+      file(starts, e.startUserTimestamp, k);
       const f = e.finalAssistantTimestamp;
-      if (typeof f === "number") file(b!.ends, f, k);
+      if (typeof f === "number") file(ends, f, k);
     });
+    b = { starts: tsIndex(starts), ends: tsIndex(ends) };
     boundariesByState.set(state, b);
   }
   return b;
@@ -192,8 +214,8 @@ let walkStamp = 0;
  */
 export interface ChainScan {
   /** the state's boundary maps (built once per state) */
-  readonly starts: ByTs;
-  readonly ends: ByTs;
+  readonly starts: TsIndex;
+  readonly ends: TsIndex;
   /** [start position, end position] per entry, -1 when absent */
   readonly pos: Int32Array;
   /** [start count, end count] per entry */
@@ -302,11 +324,11 @@ export function noteBoundary(scan: ChainScan, r: Record<string, unknown>, i: num
   const ts = r.timestamp;
   if (role === "user") {
     if (typeof ts !== "number") return;
-    const k = scan.starts.get(ts);
+    const k = tsLookup(scan.starts, ts);
     if (k !== undefined && !isChainSynthetic(r)) noteStart(scan, k, i);
   } else if (role === "assistant") {
     if (typeof ts !== "number") return;
-    const k = scan.ends.get(ts);
+    const k = tsLookup(scan.ends, ts);
     if (k !== undefined) noteEnd(scan, k, i);
   } else if (role === "custom" && isSummaryMessage(r)) scan.summaryAt.push(i);
 }

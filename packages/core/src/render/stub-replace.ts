@@ -16,7 +16,7 @@ import { isProtectedCall, type ProtectionRules } from "../protection.ts";
 import { recordFor, hasLegacyBareRecord, isSummarized, type CondenseState } from "../state.ts";
 import type { ToolCallRecord } from "../state-types.ts";
 import { QUERY_TOOL_NAME, storedStubText, summaryStubText } from "../texts.ts";
-import { beginChainScan, K_ASSISTANT, K_RESULT, K_SKIP, K_SUMMARY, K_USER, noteBoundary, noteCalls, noteEnd, noteStart } from "./chain-range-prune.ts";
+import { beginChainScan, tsLookup, K_ASSISTANT, K_RESULT, K_SKIP, K_SUMMARY, K_USER, noteBoundary, noteCalls, noteEnd, noteStart } from "./chain-range-prune.ts";
 import { reportMalformedOne } from "./malformed-scan.ts";
 import { beginInputSizes, sizeInputAt } from "./message-size.ts";
 import { isChainSynthetic } from "./message-shape.ts";
@@ -47,11 +47,14 @@ interface StateStubCache {
   /**
    * Per input position, the (id, timestamp) looked up there last and the maps' value for it: a
    * sequential shortcut to the same decision (map values never change once set), so a fresh clone's
-   * render does not hash every result id into session-sized maps. Timestamp -Infinity = none.
+   * render does not hash every result id into session-sized maps. Timestamp -Infinity = none, NaN =
+   * nothing looked up there yet. Kept dense (grown to the input's length before the pass): results
+   * sit at scattered positions, and writing far past the end of a short array would turn it into a
+   * sparse dictionary whose reads box every timestamp.
    */
   atId: (string | undefined)[];
-  atTs: number[];
-  atDecision: Decision[];
+  atTs: Float64Array;
+  atDecision: (Decision | undefined)[];
 }
 const NO_TS = -Infinity;
 /** Error-purge candidates of the current render as triples (see RenderContext.purgeCandidates). */
@@ -72,8 +75,17 @@ const protectedByRules = new WeakMap<ProtectionRules, WeakMap<ToolCallRecord, bo
 
 function stateCache(state: CondenseState): StateStubCache {
   let c = cacheByState.get(state);
-  if (!c) { c = { byId: new Map(), bare: new Map(), atId: [], atTs: [], atDecision: [] }; cacheByState.set(state, c); }
+  if (!c) { c = { byId: new Map(), bare: new Map(), atId: [], atTs: new Float64Array(0), atDecision: [] }; cacheByState.set(state, c); }
   return c;
+}
+
+/** Grows the per-position shortcut to cover n positions (new positions hold nothing). */
+function coverPositions(c: StateStubCache, n: number): void {
+  if (c.atTs.length >= n) return;
+  const ts = new Float64Array(Math.max(n, 2 * c.atTs.length)).fill(NaN);
+  ts.set(c.atTs);
+  c.atTs = ts;
+  while (c.atId.length < ts.length) { c.atId.push(undefined); c.atDecision.push(undefined); }
 }
 
 /** CAP-PROT-3: a record that is protected under the current rules stays verbatim. */
@@ -87,14 +99,17 @@ function isProtectedRecord(rules: ProtectionRules, record: ToolCallRecord): bool
 
 /** CAP-RENDER-3 lookup ladder: exact occurrence key, else an unambiguous legacy bare-id record. */
 function decide(state: CondenseState, cache: StateStubCache, m: ToolResultMessage, at: number): Decision {
-  const ts = typeof m.timestamp === "number" && Number.isFinite(m.timestamp) ? m.timestamp : undefined;
-  const tsKey = ts === undefined ? NO_TS : ts;
+  // Kept as a number (NO_TS when absent), never `number | undefined`: optimized code then holds it as
+  // a raw double, where a union would box it into a fresh heap number on every result of every render.
+  const hasTs = typeof m.timestamp === "number" && Number.isFinite(m.timestamp);
+  const tsKey = hasTs ? m.timestamp! : NO_TS;
   const id = m.toolCallId;
   let cached: Decision | undefined;
   let byTs: Map<number, Decision> | undefined;
   const known = cache.atTs[at] === tsKey && cache.atId[at] === id;
   if (known) cached = cache.atDecision[at];
   else {
+    const ts = hasTs ? tsKey : undefined;
     byTs = ts === undefined ? undefined : cache.byId.get(id);
     cached = ts === undefined ? cache.bare.get(id) : byTs?.get(ts);
   }
@@ -102,6 +117,7 @@ function decide(state: CondenseState, cache: StateStubCache, m: ToolResultMessag
   // The stub copies the message's tool name; a (rare) differing name gets its own, uncached decision.
   if (cached !== undefined && (cached === KEEP || cached.stub.toolName === (m.toolName ?? cached.record.toolName))) d = cached;
   else {
+    const ts = hasTs ? tsKey : undefined;
     d = lookup(state, m, ts);
     if (cached === undefined) {
       if (ts === undefined) cache.bare.set(id, d);
@@ -147,6 +163,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
   // nothing indexed: nothing to stub (aliases need records too); the pass still classifies
   const stubbing = state.records.size > 0;
   const cache = stubbing ? stateCache(state) : undefined;
+  if (cache) coverPositions(cache, messages.length);
   const k = settings.recoveryGraceTurns;
   const graceOn = typeof k === "number" && k > 0;
   let users = 0;
@@ -210,7 +227,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (Array.isArray(m.content)) { assistants++; opener = i; if (kind) { kind[i] = K_ASSISTANT; noteCalls(chain!, m.content, i); } } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
       if (ends) {
         const ts = m.timestamp;
-        if (typeof ts === "number") { const e = ends.get(ts); if (e !== undefined) noteEnd(chain!, e, i); }
+        if (typeof ts === "number") { const e = tsLookup(ends, ts); if (e !== undefined) noteEnd(chain!, e, i); }
       }
     } else if (role === "user") {
       if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
@@ -219,7 +236,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (kind) kind[i] = K_USER;
       if (starts) {
         const ts = m.timestamp;
-        if (typeof ts === "number") { const e = starts.get(ts); if (e !== undefined && !isChainSynthetic(m)) noteStart(chain!, e, i); }
+        if (typeof ts === "number") { const e = tsLookup(starts, ts); if (e !== undefined && !isChainSynthetic(m)) noteStart(chain!, e, i); }
       }
     } else if (role === "custom") {
       const readable = typeof m.content === "string" || Array.isArray(m.content);

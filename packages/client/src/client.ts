@@ -190,6 +190,17 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
   let metricsCache: ContextMetrics | null = null;
   let reclaim: { beforeChars: number; afterChars: number } | null = null;
   let ledger: DiagnosticsLedger = emptyLedger();
+  /**
+   * Frozen diagnostic objects already recorded in `ledger`: the render hands back the same frozen
+   * object for a condition that persists (an unresolved chain range reported on every call), and the
+   * ledger only grows, so a render whose diagnostics are all in here has nothing fresh and skips the
+   * ledger lookup (it builds a key string per diagnostic). Frozen only: they cannot change their key.
+   */
+  let recordedFrozen = new WeakSet<Diagnostic>();
+  const allRecorded = (ds: readonly Diagnostic[]) => {
+    for (let i = 0; i < ds.length; i++) if (!recordedFrozen.has(ds[i]!)) return false;
+    return true;
+  };
   let deferrals = 0;
   let measuredVersion = -1;
   const now = options.now ?? Date.now;
@@ -228,6 +239,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     async start(branch, startOptions = {}) {
       trigger.reset();
       ledger = emptyLedger();
+      recordedFrozen = new WeakSet();
       let synced = false;
       let error: string | undefined;
       const timeoutMs = startOptions.syncTimeoutMs ?? 5_000;
@@ -327,9 +339,10 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
           reclaim = { beforeChars: r.beforeChars, afterChars: r.afterChars };
           measuredVersion = mirror.applied.version;
         }
-        if (r.diagnostics.length > 0) {
+        if (r.diagnostics.length > 0 && !allRecorded(r.diagnostics)) {
           const rec = recordDiagnostics(ledger, r.diagnostics);
           ledger = rec.ledger;
+          for (const d of r.diagnostics) if (Object.isFrozen(d)) recordedFrozen.add(d);
           if (rec.fresh.length > 0) emit({ type: "diagnostics", diagnostics: rec.fresh });
         }
         return { messages: r.messages, pruned: r.pruned };

@@ -257,9 +257,16 @@ const callIdBuffer: string[] = [];
 let dropBuffer = new Uint8Array(1024);
 const insertBuffer: (UserMessage | undefined)[] = [];
 const replaceBuffer: unknown[] = [];
+/**
+ * This render's resolved and accepted ranges: the first `n` of two module lists, whose records come
+ * from a pool reused by every render (none is kept past the render), so resolving allocates nothing.
+ */
+const rangePool: Accepted[] = [];
+const resolvedBuffer: Accepted[] = [];
+const acceptedBuffer: Accepted[] = [];
 const byStart = (a: Accepted, b: Accepted) => a.start - b.start || a.order - b.order;
-function inStartOrder(list: readonly Accepted[]): boolean {
-  for (let k = 1; k < list.length; k++) if (byStart(list[k - 1]!, list[k]!) > 0) return false;
+function inStartOrder(list: readonly Accepted[], n: number): boolean {
+  for (let k = 1; k < n; k++) if (byStart(list[k - 1]!, list[k]!) > 0) return false;
   return true;
 }
 const DROPPED = 1;
@@ -357,28 +364,38 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const scan = ctx.chainScan;
   if (!scan) return messages;
   const { pos, count, summaryAt, kind, callAt, callCount, callIds } = scan;
-  const resolved: Accepted[] = [];
-  state.chains.forEach((entry, order) => {
+  const chains = state.chains;
+  let resolvedCount = 0;
+  for (let order = 0; order < chains.length; order++) {
+    if (!(order in chains)) continue; // as forEach: holes are skipped
+    const entry = chains[order]!;
     const ok = entry.finalAssistantTimestamp !== null && entry.finalAssistantTimestamp !== undefined &&
       count[2 * order] === 1 && count[2 * order + 1] === 1 && pos[2 * order]! < pos[2 * order + 1]!;
-    if (ok) resolved.push({ entry, start: pos[2 * order]!, end: pos[2 * order + 1]!, order });
-    else report(ctx, unresolvedFor(entry));
-  });
-  if (resolved.length === 0) return messages;
+    if (!ok) { report(ctx, unresolvedFor(entry)); continue; }
+    let r = rangePool[resolvedCount];
+    if (!r) { r = { entry, start: 0, end: 0, order: 0 }; rangePool.push(r); }
+    r.entry = entry;
+    r.start = pos[2 * order]!;
+    r.end = pos[2 * order + 1]!;
+    r.order = order;
+    resolvedBuffer[resolvedCount++] = r;
+  }
+  if (resolvedCount === 0) return messages;
 
   // CAP-RENDER-11: earliest start first. Accepted spans are disjoint and in order, so a later
   // start can only be claimed by, or lie inside, the last accepted span.
   // (usually already in that order: entries are kept in the order their chains occurred; sorting a
   // sorted list under this total order is the identity, so it is skipped then)
-  if (!inStartOrder(resolved)) resolved.sort(byStart);
-  const accepted: Accepted[] = [];
-  for (const r of resolved) {
-    const last = accepted[accepted.length - 1];
+  const resolved = inStartOrder(resolvedBuffer, resolvedCount) ? resolvedBuffer : resolvedBuffer.slice(0, resolvedCount).sort(byStart);
+  let acceptedCount = 0;
+  for (let k = 0; k < resolvedCount; k++) {
+    const r = resolved[k]!;
+    const last = acceptedCount > 0 ? acceptedBuffer[acceptedCount - 1] : undefined;
     if (last && last.start === r.start) { report(ctx, overlapDiagnostic(r.entry.blockId, `startIndex=${r.start} already claimed by ${last.entry.blockId}`)); continue; }
     if (last && r.start < last.end) { report(ctx, overlapDiagnostic(r.entry.blockId, `starts inside ${last.entry.blockId}`)); continue; }
-    accepted.push(r);
+    acceptedBuffer[acceptedCount++] = r;
   }
-  ctx.stats.chainsApplied += accepted.length;
+  ctx.stats.chainsApplied += acceptedCount;
 
   const cache = chainCache(state);
   const n = messages.length;
@@ -394,7 +411,8 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
   const strip = cc.stripFinalAssistantThinking !== false;
   let changed = false;
 
-  for (const a of accepted) {
+  for (let k = 0; k < acceptedCount; k++) {
+    const a = acceptedBuffer[k]!;
     const { entry } = a;
     const info = entryInfo(cache, entry);
     const stamp = ++walkStamp;
@@ -466,7 +484,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       }
       return byTs.get(ts)?.includes(id) ?? false;
     };
-    const bareHit = (id: string) => (bare ??= droppedIds(messages, accepted)).has(id);
+    const bareHit = (id: string) => (bare ??= droppedIds(messages, acceptedBuffer.slice(0, acceptedCount))).has(id);
     for (let k = 0; k < summaryAt.length; k++) {
       const i = summaryAt[k]!;
       if (drop[i]! & DROPPED) continue;

@@ -1,6 +1,5 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { commitFlush, createFlushRequest, loadPendingCaptures } from "@condense/db";
 import { loadApiEnv } from "../src/env.ts";
 import { createLogger } from "../src/observability/logger.ts";
 import { startServer, type RunningServer } from "../src/server.ts";

@@ -11,7 +11,7 @@ import { isObject, isSummaryMessage, type AssistantMessage, type UserMessage } f
 import type { CondenseState } from "../state.ts";
 import type { ChainEntry } from "../state-types.ts";
 import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../texts.ts";
-import { firstTextPart, isChainSynthetic, isReadableAssistant, malformedReason } from "./message-shape.ts";
+import { firstTextPart, isChainSynthetic, isReadableAssistant } from "./message-shape.ts";
 import { markProduced } from "./message-size.ts";
 import { report, type RenderContext } from "./render-context.ts";
 import { anyRefCovered } from "./summary-refs.ts";

@@ -87,28 +87,16 @@ export interface FlushRequestForRun {
   refReservation: Record<string, string>;
 }
 
-/**
- * What a flush run reads first, in one round trip: the request, its last recorded attempt and its
- * ref reservation. Null when the request does not exist for this tenant.
- */
-export async function getFlushRequestForRun(db: Db, input: { tenantId: string; flushRequestId: string; queueAttempt: number }): Promise<FlushRequestForRun | null> {
-  const [row] = await rawQuery(db, REQUEST_FOR_RUN_SQL, [input.tenantId, input.flushRequestId]);
-  return row ? requestForRunFromRow(row, input.queueAttempt) : null;
-}
-
 const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";
 
 /** One request of a tenant by id (fixed text: see raw-query.ts). */
 export const REQUEST_BY_ID_SQL = `select ${REQUEST_COLUMNS} from flush_requests where tenant_id = $1 and id = $2::uuid`;
 
-const requestForRunSql = (tenant: string, id: string) => `select ${REQUEST_COLUMNS}, ref_reservation,
+/** The request with its last recorded attempt and ref reservation, over the given parameters (flush-run-load.ts embeds it). */
+export const requestForRunFragment = (tenant: string, id: string) => `select ${REQUEST_COLUMNS}, ref_reservation,
   (select max(m.attempt) from flush_metrics m where m.flush_request_id = flush_requests.id) as last_attempt
   from flush_requests where tenant_id = ${tenant} and id = ${id}::uuid`;
 
-const REQUEST_FOR_RUN_SQL = requestForRunSql("$1", "$2");
-
-/** The same read as a fragment over other parameters (flush-run-load.ts embeds it). */
-export const requestForRunFragment = requestForRunSql;
 
 /** A row of the request-for-run read (raw, or as its jsonb image) -> FlushRequestForRun. */
 export function requestForRunFromRow(row: Record<string, unknown>, queueAttempt: number): FlushRequestForRun {

@@ -26,7 +26,7 @@ export interface ReserveRefsInput {
   flushRequestId: string;
   /** Occurrence keys grouped per batch, in minting order. */
   keys: string[][];
-  /** The request's reservation as the caller last read it (getFlushRequestForRun): enables the fast path. */
+  /** The request's reservation as the caller last read it (loadFlushRun): enables the fast path. */
   known?: Record<string, string>;
 }
 

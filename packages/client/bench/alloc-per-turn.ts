@@ -8,60 +8,19 @@
  *
  * Run: `BENCH_SESSION=compact-2025 npx tsx packages/client/bench/alloc-per-turn.ts`
  */
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { isAssistant, isToolResult, normalizeSettings, readPiSession, STATE_DELTA_FORMAT, type AgentMessage, type CondenseState, type StateDelta } from "@condense/core";
-import { createCondenseClient, type CondenseHost } from "../src/index.ts";
 import { realSessionFiles } from "../../../test/support/sessions.ts";
-import { buildCondensedState } from "../../core/test/support/condensed-state.ts";
+import { assistantTurns, condensedReplay, tick } from "./replay-support.ts";
 
-const settings = normalizeSettings({});
-
-function deltaOf(state: CondenseState): StateDelta {
-  return {
-    format: STATE_DELTA_FORMAT, fromVersion: 0, toVersion: 1,
-    records: [...state.records.values()], summaries: [...state.summaries],
-    aliases: [...state.aliases].map(([key, originalKey]) => ({ key, originalKey })),
-    chains: [...state.chains], frontier: state.frontier, stats: state.stats,
-  };
-}
-function memoryHost(delta: StateDelta): CondenseHost {
-  const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-  let seq = 0;
-  return {
-    baseUrl: "http://bench.local", apiKey: "ck_bench", close: async () => {},
-    fetch: async (input, init) => {
-      const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
-      if (url.pathname.endsWith("/state")) return json(Number(url.searchParams.get("since")) >= 1 ? { ...delta, fromVersion: 1, records: [], summaries: [], aliases: [], chains: [] } : delta);
-      if (url.pathname.endsWith("/captures")) return json({ captureId: JSON.parse(String(init?.body)).captureId, accepted: 1, duplicates: 0, maxSeq: ++seq });
-      if (url.pathname.endsWith("/flushes")) return json({ flushId: "f", cursor: seq, trigger: "manual", created: true }, 202);
-      return json({ error: { code: "not_found", message: url.pathname } }, 404);
-    },
-  };
-}
 const med = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] ?? 0; };
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-const tick = () => new Promise<void>((r) => setImmediate(r));
 
 async function run(file: string, report: boolean): Promise<void> {
-  const raw = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" }).messages;
-  const fixture = buildCondensedState(raw, { keepLastUserTurns: 3, settings });
-  const messages = fixture.messages;
-  const client = createCondenseClient({ sessionId: "bench", host: memoryHost(deltaOf(fixture.state)), settings, sse: false });
-  await client.sync();
-  client.applyPending();
+  const { client, messages } = await condensedReplay(file);
   const cap: number[] = []; const trig: number[] = []; const rend: number[] = []; const tot: number[] = [];
-  let assistantIndex = -1;
   let skipped = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (!isAssistant(m)) continue;
-    assistantIndex++;
-    let end = i + 1;
-    while (end < messages.length && isToolResult(messages[end])) end++;
-    const toolResults = messages.slice(i + 1, end);
-    const context = structuredClone(messages.slice(0, end)) as AgentMessage[];
-    const branch = () => messages.slice(0, end);
+  for (const { message: m, assistantIndex, toolResults, branch, cloneContext } of assistantTurns(messages)) {
+    const context = cloneContext();
     const h0 = process.memoryUsage().heapUsed;
     const c = toolResults.length > 0 ? client.capture({ message: m, toolResults, turnIndex: assistantIndex }) : { pushed: false };
     const h1 = process.memoryUsage().heapUsed;

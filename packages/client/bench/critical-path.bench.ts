@@ -14,14 +14,9 @@ import type { AddressInfo } from "node:net";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import os from "node:os";
-import {
-  isAssistant, isToolResult, normalizeSettings, readPiSession, STATE_DELTA_FORMAT, type AgentMessage, type CondenseState, type StateDelta,
-} from "@condense/core";
-import { createCondenseClient, type CondenseHost } from "../src/index.ts";
 import { realSessionFiles, REPO_ROOT } from "../../../test/support/sessions.ts";
-import { buildCondensedState } from "../../core/test/support/condensed-state.ts";
+import { assistantTurns, condensedReplay, tick } from "./replay-support.ts";
 
-const settings = normalizeSettings({});
 const writeDocs = !process.argv.includes("--no-write");
 const FAKE_LLM_LATENCY_MS = 2_000;
 const READING = [
@@ -39,62 +34,21 @@ const READING = [
   "latency on every flush turn instead.",
 ].join("\n");
 
-function deltaOf(state: CondenseState): StateDelta {
-  return {
-    format: STATE_DELTA_FORMAT, fromVersion: 0, toVersion: 1,
-    records: [...state.records.values()], summaries: [...state.summaries],
-    aliases: [...state.aliases].map(([key, originalKey]) => ({ key, originalKey })),
-    chains: [...state.chains], frontier: state.frontier, stats: state.stats,
-  };
-}
-
-/** An in-memory service: serves one state snapshot and acknowledges every capture and flush. */
-function memoryHost(delta: StateDelta): CondenseHost {
-  const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-  let seq = 0;
-  return {
-    baseUrl: "http://bench.local", apiKey: "ck_bench",
-    close: async () => {},
-    fetch: async (input, init) => {
-      const url = new URL(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
-      if (url.pathname.endsWith("/state")) return json(Number(url.searchParams.get("since")) >= 1 ? { ...delta, fromVersion: 1, records: [], summaries: [], aliases: [], chains: [] } : delta);
-      if (url.pathname.endsWith("/captures")) return json({ captureId: JSON.parse(String(init?.body)).captureId, accepted: 1, duplicates: 0, maxSeq: ++seq });
-      if (url.pathname.endsWith("/flushes")) return json({ flushId: "f", cursor: seq, trigger: "manual", created: true }, 202);
-      return json({ error: { code: "not_found", message: url.pathname } }, 404);
-    },
-  };
-}
-
 const pct = (xs: number[], p: number) => {
   if (xs.length === 0) return 0;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
 const ms = (ns: bigint) => Number(ns) / 1e6;
-const tick = () => new Promise<void>((r) => setImmediate(r));
 
 interface Row { session: string; messages: number; turns: number; p50: number; p99: number; max: number; renderP99: number; captureP99: number; triggerP99: number; flushBuilds: number; flushP50: number; flushP99: number }
 
 async function benchSession(file: string): Promise<Row> {
-  const raw = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" }).messages;
-  const fixture = buildCondensedState(raw, { keepLastUserTurns: 3, settings });
-  const messages = fixture.messages;
-  const client = createCondenseClient({ sessionId: "bench", host: memoryHost(deltaOf(fixture.state)), settings, sse: false });
-  await client.sync();
-  client.applyPending();
+  const { client, messages } = await condensedReplay(file);
   const total: number[] = []; const render: number[] = []; const capture: number[] = []; const trigger: number[] = []; const flush: number[] = [];
   let turns = 0;
-  let assistantIndex = -1;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    if (!isAssistant(m)) continue;
-    assistantIndex++;
-    let end = i + 1;
-    while (end < messages.length && isToolResult(messages[end])) end++;
-    const toolResults = messages.slice(i + 1, end);
-    // What pi's context hook hands over for the next call: a fresh clone of the conversation so far.
-    const context = structuredClone(messages.slice(0, end)) as AgentMessage[];
-    const branch = () => messages.slice(0, end);
+  for (const { message: m, assistantIndex, toolResults, branch, cloneContext } of assistantTurns(messages)) {
+    const context = cloneContext();
     const t0 = process.hrtime.bigint();
     const cap = toolResults.length > 0 ? client.capture({ message: m, toolResults, turnIndex: assistantIndex }) : { pushed: false };
     const t1 = process.hrtime.bigint();

@@ -8,8 +8,8 @@
  * caller saw. Every write joins `g`, so when the guard does not apply nothing is written.
  */
 import type { FlushWrites } from "./commit-flush.ts";
-import type { RecordWrite } from "./state-rows.ts";
-import { parseOccKey } from "@condense/core";
+import { flushMetricsValues } from "./flush-metrics.ts";
+import { aliasToRow, frontierToRow, recordToRow, summaryToRow } from "./state-rows.ts";
 
 export const LOCK_SESSION_SQL = "select pg_advisory_xact_lock($1::bigint)";
 
@@ -171,56 +171,37 @@ export interface CommitParamsInput {
 
 export function commitParams(p: CommitParamsInput): unknown[] {
   const w = p.writes;
-  const m = w.metrics;
+  const { tenantId: t, sessionId: s, flushRequestId: fr } = p;
+  // The rows as the table mappers build them (version 0: the statement writes the guard's version);
+  // jsonb_to_recordset reads the columns it names and ignores the rest.
+  const rows = <T extends object>(list: T[]) => JSON.stringify(list.map(snakeKeys));
   return [
-    p.tenantId, // $1
-    p.sessionId, // $2
-    p.flushRequestId, // $3
+    t, // $1
+    s, // $2
+    fr, // $3
     p.attempt, // $4
     p.expectedCommitSeq, // $5
     p.bump ? 1 : 0, // $6
     p.stats === null ? null : JSON.stringify(p.stats), // $7
-    JSON.stringify(w.records.map(recordJson)), // $8
+    rows(w.records.map((r) => recordToRow(t, s, 0, fr, r))), // $8
     p.nextRefAtLeast, // $9
-    JSON.stringify(w.summaries.map((s) => ({ id: s.id, text: s.text, refs: s.refs, coverage: s.coverage, tool_names: s.toolNames, turn_index: s.turnIndex, timestamp: s.timestamp }))), // $10
-    JSON.stringify(w.aliases.map((a) => ({ key: a.key, tool_call_id: parseOccKey(a.key).id, original_key: a.originalKey }))), // $11
-    JSON.stringify(w.captures.map((c) => ({ key: c.key, status: c.status, reason: c.reason ?? null }))), // $12
-    JSON.stringify(w.frontier ? [{
-      last_attempted_tool_call_id: w.frontier.lastAttemptedToolCallId, last_attempted_tool_name: w.frontier.lastAttemptedToolName,
-      last_attempted_turn_index: w.frontier.lastAttemptedTurnIndex, last_attempted_timestamp: w.frontier.lastAttemptedTimestamp,
-      attempted_batch_count: w.frontier.attemptedBatchCount, attempted_tool_call_count: w.frontier.attemptedToolCallCount,
-      raw_char_count: w.frontier.rawCharCount, summary_char_count: w.frontier.summaryCharCount, outcome: w.frontier.outcome,
-    }] : []), // $13
-    JSON.stringify({
-      trigger: m.trigger ?? null, outcome: m.outcome, reason: m.reason ?? null, captured_batches: m.capturedBatches ?? 0,
-      processed_batches: m.processedBatches ?? 0, attempted_calls: m.attemptedCalls ?? 0, dedup_hits: m.dedupHits ?? 0,
-      raw_chars: m.rawChars ?? 0, summary_chars: m.summaryChars ?? 0, metrics: m.metrics ?? null,
-      queue_wait_ms: m.queueWaitMs === undefined ? null : Math.round(m.queueWaitMs), run_ms: m.runMs === undefined ? null : Math.round(m.runMs),
-      model: m.model ?? null, body_source: m.bodySource ?? null, input_tokens: m.inputTokens ?? 0, output_tokens: m.outputTokens ?? 0,
-      cost: m.cost ?? 0, fidelity_score: m.fidelityScore ?? null, worker_id: m.workerId ?? null,
-    }), // $14
+    rows(w.summaries.map((x) => summaryToRow(t, s, 0, fr, x))), // $10
+    rows(w.aliases.map((a) => aliasToRow(t, s, 0, fr, a))), // $11
+    rows(w.captures.map((c) => ({ key: c.key, status: c.status, reason: c.reason ?? null }))), // $12
+    rows(w.frontier ? [frontierToRow(t, s, 0, w.frontier)] : []), // $13
+    JSON.stringify(snakeKeys(flushMetricsValues(w.metrics))), // $14
     JSON.stringify(p.stored), // $15
   ];
 }
 
-/** A record as the statement's jsonb row (the same columns as `recordToRow`, snake_case). */
-function recordJson(r: RecordWrite) {
-  return {
-    key: r.key,
-    tool_call_id: r.toolCallId,
-    tool_name: r.toolName,
-    args: r.args,
-    result_text: r.stored ? "" : r.resultText,
-    is_error: r.isError,
-    turn_index: r.turnIndex,
-    batch_timestamp: r.timestamp,
-    result_timestamp: r.resultTimestamp ?? null,
-    short_ref: r.shortRef ?? null,
-    content_hash: r.contentHash ?? null,
-    stored_bytes: r.stored?.bytes ?? null,
-    stored_preview: r.stored?.preview ?? null,
-    stored_body: r.stored ? (r.storedBody ?? (r.resultText || null)) : null,
-    summary_id: r.summaryId ?? null,
-    backfilled: r.backfilled ?? false,
-  };
+const snakeNames = new Map<string, string>();
+/** camelCase keys -> the snake_case column names (shallow: jsonb values such as `args` keep their keys). */
+function snakeKeys(row: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    let name = snakeNames.get(k);
+    if (name === undefined) { name = k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`); snakeNames.set(k, name); }
+    out[name] = v;
+  }
+  return out;
 }

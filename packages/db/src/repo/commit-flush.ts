@@ -106,17 +106,13 @@ async function commitOptimistic(db: Db, input: CommitFlushInput, seen: SeenSessi
 /** BEGIN; lock + request + session row (sent together, run in order); the statement; COMMIT. */
 async function commitLocked(tx: Tx, input: CommitFlushInput): Promise<CommitFlushResult> {
   const { tenantId, sessionId } = input;
-  const [, requestRows, sessionRows] = await Promise.all([
+  const [, request, session] = await Promise.all([
     rawQuery(tx, LOCK_SESSION_SQL, [sessionLockKey(tenantId, sessionId)]),
-    rawQuery(tx, REQUEST_BY_ID_SQL, [tenantId, input.flushRequestId]),
-    rawQuery<{ next_ref: number; version: unknown; stats: SummarizerStats }>(tx, SESSION_FOR_UPDATE_SQL, [tenantId, sessionId]),
+    loadRequest(tx, tenantId, sessionId, input.flushRequestId),
+    loadSessionForUpdate(tx, tenantId, sessionId),
   ]);
-  const request = requestRows[0] ? requestFromRow(requestRows[0]) : undefined;
-  if (!request || request.sessionId !== sessionId) throw notFound(input);
-  const session = sessionRows[0];
-  if (!session) throw new Error(`session ${tenantId}/${sessionId} not found`);
   if (request.status === "committed" && request.result) return storedResult(request.result);
-  const minted = mintRefs(num(session.next_ref), input.mintRefs);
+  const minted = mintRefs(session.nextRef, input.mintRefs);
   const w = typeof input.writes === "function" ? input.writes(minted) : input.writes;
   const outcome = await runStatement(tx, input, w, minted, { commitSeq: null, stats: session.stats });
   if (outcome.result.status === "stale") throw new StaleCommit(outcome.result);

@@ -44,32 +44,44 @@ export function flushMetricsInsert(tx: Tx | Db, request: FlushRequest, attempt: 
   return tx
     .insert(flushMetrics)
     .values({
+      ...flushMetricsValues(m),
       tenantId: request.tenantId,
       sessionId: request.sessionId,
       flushRequestId: request.id,
       attempt,
       trigger: m.trigger ?? request.trigger,
-      outcome: m.outcome,
-      reason: m.reason ?? null,
-      capturedBatches: m.capturedBatches ?? 0,
-      processedBatches: m.processedBatches ?? 0,
-      attemptedCalls: m.attemptedCalls ?? 0,
-      dedupHits: m.dedupHits ?? 0,
-      rawChars: m.rawChars ?? 0,
-      summaryChars: m.summaryChars ?? 0,
       metrics: m.metrics ?? request.metrics,
-      queueWaitMs: m.queueWaitMs === undefined ? null : Math.round(m.queueWaitMs),
-      runMs: m.runMs === undefined ? null : Math.round(m.runMs),
-      model: m.model ?? null,
-      bodySource: m.bodySource ?? null,
-      inputTokens: m.inputTokens ?? 0,
-      outputTokens: m.outputTokens ?? 0,
-      cost: m.cost ?? 0,
-      fidelityScore: m.fidelityScore ?? null,
-      workerId: m.workerId ?? null,
     })
     .onConflictDoNothing({ target: [flushMetrics.flushRequestId, flushMetrics.attempt] })
     .returning({ id: flushMetrics.id });
+}
+
+/**
+ * A metrics row's own columns with their defaults; `trigger` and `metrics` stay null when not given
+ * (they default to the request's, which the caller or the commit statement fills in).
+ */
+export function flushMetricsValues(m: FlushMetricsWrite) {
+  return {
+    trigger: m.trigger ?? null,
+    outcome: m.outcome,
+    reason: m.reason ?? null,
+    capturedBatches: m.capturedBatches ?? 0,
+    processedBatches: m.processedBatches ?? 0,
+    attemptedCalls: m.attemptedCalls ?? 0,
+    dedupHits: m.dedupHits ?? 0,
+    rawChars: m.rawChars ?? 0,
+    summaryChars: m.summaryChars ?? 0,
+    metrics: m.metrics ?? null,
+    queueWaitMs: m.queueWaitMs === undefined ? null : Math.round(m.queueWaitMs),
+    runMs: m.runMs === undefined ? null : Math.round(m.runMs),
+    model: m.model ?? null,
+    bodySource: m.bodySource ?? null,
+    inputTokens: m.inputTokens ?? 0,
+    outputTokens: m.outputTokens ?? 0,
+    cost: m.cost ?? 0,
+    fidelityScore: m.fidelityScore ?? null,
+    workerId: m.workerId ?? null,
+  };
 }
 
 /**

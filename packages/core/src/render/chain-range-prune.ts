@@ -20,8 +20,18 @@ import { anyRefCovered } from "./summary-refs.ts";
 interface EntryInfo {
   tag: string;
   protectedIds: ReadonlySet<string>;
-  /** recorded dropped ids -> the last walk stamp that counted them (see chainRangePrune) */
+  /** recorded dropped ids -> the last walk stamp that counted them (see countRecorded) */
   recorded: Map<string, number>;
+  /**
+   * The ids (calls and results, in walk order) of the range the last count was taken over, and that
+   * count. The count depends on nothing else, so a walk meeting the same sequence reuses it: on a
+   * host's fresh clone this compares each id with the one kept (no hashing of fresh strings into
+   * `recorded`); any difference counts again.
+   */
+  seq: string[];
+  seqCounted: boolean;
+  seqRecordedSeen: number;
+  seqUnrecorded: boolean;
 }
 
 interface ChainCache {
@@ -63,7 +73,7 @@ function chainCache(state: CondenseState): ChainCache {
 function entryInfo(cache: ChainCache, entry: ChainEntry): EntryInfo {
   let i = cache.info.get(entry.blockId);
   if (!i) {
-    i = { tag: chainIdTagPrefix(entry.blockId), protectedIds: new Set(entry.protectedToolCallIds ?? []), recorded: new Map((entry.droppedToolCallIds ?? []).map((id) => [id, 0])) };
+    i = { tag: chainIdTagPrefix(entry.blockId), protectedIds: new Set(entry.protectedToolCallIds ?? []), recorded: new Map((entry.droppedToolCallIds ?? []).map((id) => [id, 0])), seq: [], seqCounted: false, seqRecordedSeen: 0, seqUnrecorded: false };
     cache.info.set(entry.blockId, i);
   }
   return i;
@@ -253,6 +263,9 @@ let kindBuffer = new Uint8Array(1024);
 let callAtBuffer = new Int32Array(1024);
 let callCountBuffer = new Int32Array(1024);
 const callIdBuffer: string[] = [];
+/** Per entry [start, end] positions and counts (module buffers; views of the first 2 x entries). */
+let posBuffer = new Int32Array(64);
+let countBuffer = new Int32Array(64);
 /** Per-position flags and the messages inserted after / replacing a position: module buffers, cleared by the render that set them. */
 let dropBuffer = new Uint8Array(1024);
 const insertBuffer: (UserMessage | undefined)[] = [];
@@ -285,8 +298,11 @@ export function beginChainScan(state: CondenseState, settings: RenderContext["se
     callAtBuffer = new Int32Array(size);
     callCountBuffer = new Int32Array(size);
   }
+  if (posBuffer.length < 2 * e) { posBuffer = new Int32Array(2 * e); countBuffer = new Int32Array(2 * e); }
+  const pos = posBuffer.subarray(0, 2 * e).fill(-1);
+  const count = countBuffer.subarray(0, 2 * e).fill(0);
   return {
-    starts, ends, pos: new Int32Array(2 * e).fill(-1), count: new Int32Array(2 * e), summaryAt: [], kind: kindBuffer,
+    starts, ends, pos, count, summaryAt: [], kind: kindBuffer,
     callAt: callAtBuffer, callCount: callCountBuffer, callIds: callIdBuffer, calls: 0,
   };
 }
@@ -415,11 +431,12 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     const a = acceptedBuffer[k]!;
     const { entry } = a;
     const info = entryInfo(cache, entry);
-    const stamp = ++walkStamp;
-    // CAP-RENDER-13 bookkeeping without a per-render set: recorded ids seen (each counted once via
-    // the stamp) and whether any seen id is unrecorded.
-    let recordedSeen = 0;
-    let unrecorded = false;
+    // CAP-RENDER-13 bookkeeping: the walk only checks that its ids are the sequence last counted for
+    // this entry (countRecorded runs again when they are not).
+    const seq = info.seq;
+    let q = 0;
+    let same = info.seqCounted;
+    const anyProtected = info.protectedIds.size > 0;
     // One role dispatch per message; unreadable entries (see message-shape.ts) are left in place.
     let sources: Record<string, unknown>[] | undefined;
     let present = false;
@@ -429,22 +446,17 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       const r = messages[i] as Record<string, unknown>;
       if (kd === K_ASSISTANT) {
         const to = callAt[i]! + callCount[i]!;
+        if (to > callAt[i]!) anyDropped = true;
         for (let j = callAt[i]!; j < to; j++) {
-          const id = callIds[j]!;
-          anyDropped = true;
-          const s = info.recorded.get(id);
-          if (s === undefined) unrecorded = true;
-          else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
+          if (same) { if (q < seq.length && seq[q] === callIds[j]) q++; else same = false; }
         }
       } else if (kd === K_RESULT) {
         const id = r.toolCallId as string;
         anyDropped = true;
-        const s = info.recorded.get(id);
-        if (s === undefined) unrecorded = true;
-        else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
+        if (same) { if (q < seq.length && seq[q] === id) q++; else same = false; }
         const ts = r.timestamp;
         if (typeof ts === "number" && Number.isFinite(ts)) noteDropped(ts, id);
-        if (info.protectedIds.has(id)) (sources ??= []).push(r);
+        if (anyProtected && info.protectedIds.has(id)) (sources ??= []).push(r);
       } else if (kd === K_USER) {
         if (r.role === "user" && firstTextPart(r)?.startsWith(info.tag)) present = true;
         continue;
@@ -459,8 +471,9 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       changed = true;
       // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
       // where the recorded ids are legitimately gone.
-      if (unrecorded || recordedSeen !== info.recorded.size) {
-        report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, recordedSeen + (unrecorded ? distinctUnrecorded(messages, a, info.recorded) : 0)));
+      if (!same || q !== seq.length) countRecorded(a, kind, callAt, callCount, callIds, messages, info);
+      if (info.seqUnrecorded || info.seqRecordedSeen !== info.recorded.size) {
+        report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, info.seqRecordedSeen + (info.seqUnrecorded ? distinctUnrecorded(messages, a, info.recorded) : 0)));
       }
     }
     if (strip) {
@@ -513,6 +526,32 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     if (f & INSERT_AFTER) insertBuffer[i] = undefined;
   }
   return out;
+}
+
+/**
+ * Recorded ids seen in one range (each counted once, via the walk stamp: no per-render set) and
+ * whether any id there is unrecorded; kept on the entry's info with the id sequence it was taken over.
+ */
+function countRecorded(a: Accepted, kind: Uint8Array, callAt: Int32Array, callCount: Int32Array, callIds: readonly string[], messages: readonly unknown[], info: EntryInfo): void {
+  const stamp = ++walkStamp;
+  const seq: string[] = [];
+  let recordedSeen = 0;
+  let unrecorded = false;
+  const count = (id: string) => {
+    seq.push(id);
+    const s = info.recorded.get(id);
+    if (s === undefined) unrecorded = true;
+    else if (s !== stamp) { info.recorded.set(id, stamp); recordedSeen++; }
+  };
+  for (let i = a.start + 1; i < a.end; i++) {
+    const kd = kind[i];
+    if (kd === K_ASSISTANT) { const to = callAt[i]! + callCount[i]!; for (let j = callAt[i]!; j < to; j++) count(callIds[j]!); }
+    else if (kd === K_RESULT) count((messages[i] as Record<string, unknown>).toolCallId as string);
+  }
+  info.seq = seq;
+  info.seqCounted = true;
+  info.seqRecordedSeen = recordedSeen;
+  info.seqUnrecorded = unrecorded;
 }
 
 /** Distinct unrecorded ids in one range (only for the mismatch diagnostic's count). */

@@ -18,7 +18,14 @@ import { purgeCandidateBuffer } from "./stub-replace.ts";
 import type { RenderContext } from "./render-context.ts";
 import { answeredEarlier, callsId } from "./turn-pairing.ts";
 
-const argCharsByBlock = new WeakMap<object, number>();
+/**
+ * The last block measured and its size: a candidate's block is measured to decide, then again when the
+ * copy is built, within one render. (A WeakMap keyed by block would never hit across renders of a
+ * host's fresh clones, and each insert is an ephemeron the GC must trace.)
+ */
+let lastBlock: object | null = null;
+let lastField = "";
+let lastChars = 0;
 /** Purged copies per assistant, keyed by which of its call ids were purged (byte- and reference-stable). */
 const purgedByAssistant = new WeakMap<object, Map<string, AssistantMessage>>();
 
@@ -37,11 +44,12 @@ function isPurged(b: Record<string, unknown>, field: string): boolean {
 }
 
 function argChars(b: Record<string, unknown>, field: string): number {
-  let n = argCharsByBlock.get(b);
-  if (n === undefined) {
-    try { n = JSON.stringify(b[field])?.length ?? 0; } catch { n = 0; }
-    argCharsByBlock.set(b, n);
-  }
+  if (b === lastBlock && field === lastField) return lastChars;
+  let n: number;
+  try { n = JSON.stringify(b[field])?.length ?? 0; } catch { n = 0; }
+  lastBlock = b;
+  lastField = field;
+  lastChars = n;
   return n;
 }
 
@@ -53,6 +61,7 @@ export function errorPurge(messages: readonly unknown[], ctx: RenderContext): re
   const count = ctx.purgeCandidates;
   if (count === 0) return messages;
   const c = purgeCandidateBuffer();
+  lastBlock = null; // sizes are remembered within this render only
   const cooldown = typeof pe.cooldownTurns === "number" ? pe.cooldownTurns : 2;
   const minChars = typeof pe.minArgChars === "number" ? pe.minArgChars : 500;
   const current = ctx.assistantTurns ?? 0;
@@ -77,6 +86,7 @@ export function errorPurge(messages: readonly unknown[], ctx: RenderContext): re
     if (hasPurgeableCall(a, m.toolCallId, minChars)) (ids ??= []).push(m.toolCallId);
   }
   if (ids) out = applyPurge(messages, out, opener, ids, minChars, ctx);
+  lastBlock = null;
   return out ?? messages;
 }
 

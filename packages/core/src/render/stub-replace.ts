@@ -153,7 +153,8 @@ function lookup(state: CondenseState, m: ToolResultMessage, ts: number | undefin
 /** A copy of the stub (rendered output cloned by the host) is already stubbed. */
 function isSameStub(m: ToolResultMessage, stub: ToolResultMessage): boolean {
   // Fields on the message itself first: an original usually fails here without its content being read.
-  if (m.isError !== false || m.timestamp !== stub.timestamp || "details" in m || m.toolName !== stub.toolName) return false;
+  // (`details` read, not tested with `in`: a stub has none, and an undefined one serializes like none)
+  if (m.isError !== false || m.timestamp !== stub.timestamp || m.details !== undefined || m.toolName !== stub.toolName) return false;
   const p = m.content.length === 1 ? m.content[0] : undefined;
   return isObject(p) && p.type === "text" && p.text === (stub.content[0] as { text: string }).text;
 }

@@ -47,6 +47,10 @@ function sumUsage(attempts: readonly SummarizerAttempt[]): { usage: SummaryUsage
   return { usage, cost };
 }
 
+function isRefList(refs: SummarizeBatchOptions["refs"]): refs is readonly string[] {
+  return Array.isArray(refs);
+}
+
 function checkRefs(batch: CapturedBatch, refs: readonly string[]): void {
   if (refs.length !== batch.toolCalls.length) {
     throw new Error(`summarizeBatch needs one ref per call: ${batch.toolCalls.length} calls, ${refs.length} refs`);
@@ -75,10 +79,12 @@ function buildSummarizer(engine: Engine): Summarizer {
   return {
     async summarizeBatch(batch, options: SummarizeBatchOptions): Promise<BatchSummary> {
       const started = performance.now();
-      checkRefs(batch, options.refs);
+      if (isRefList(options.refs)) checkRefs(batch, options.refs);
       if (options.signal?.aborted) throw new SummarizerAbortError(options.signal.reason);
-      const refs = [...options.refs];
       const routed = router ? await router.route(buildBatchPrompt(batch), options.signal, "batch") : noModelRoute();
+      // Refs are needed only from here on (see SummarizeBatchOptions.refs).
+      const refs = [...(await options.refs)];
+      checkRefs(batch, refs);
       if (routed.text === null && routed.deterministicReason) routed.events.push({ kind: "deterministic-used", reason: routed.deterministicReason });
       const toolNames = batch.toolCalls.map((c) => c.toolName);
       const body = routed.text !== null

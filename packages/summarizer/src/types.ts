@@ -89,8 +89,13 @@ export interface BatchSummary extends RangeSummary {
 }
 
 export interface SummarizeBatchOptions {
-  /** One pre-allocated `tN` per call of the batch, in call order (CAP-REF-1). */
-  refs: readonly string[];
+  /**
+   * One pre-allocated `tN` per call of the batch, in call order (CAP-REF-1). The model never sees
+   * them (its prompt labels calls `[[n:tool]]`); they are written into the text after it answers. So
+   * they may come as a promise, awaited only once the model has answered: the worker reserves refs in
+   * the database while the model call runs.
+   */
+  refs: readonly string[] | PromiseLike<readonly string[]>;
   /** The worker's shutdown signal; an abort rejects with an AbortError, never a result. */
   signal?: AbortSignal;
   /** Assistant text written after the batch; identifiers it mentions become facts the guard keeps. */

@@ -15,6 +15,8 @@ export interface FlushTimings {
 
 export interface FlushClock {
   lap(stage: FlushStage): void;
+  /** A lap shared by two overlapping stages: `ms` of it (capped) to `first`, the rest to `rest`. */
+  split(first: FlushStage, ms: number, rest: FlushStage): void;
   done(): FlushTimings;
 }
 
@@ -27,6 +29,13 @@ export function startFlushClock(): FlushClock {
     lap(stage) {
       const now = performance.now();
       stages[stage] = (stages[stage] ?? 0) + (now - last);
+      last = now;
+    },
+    split(first, ms, rest) {
+      const now = performance.now();
+      const share = Math.min(Math.max(0, ms), now - last);
+      stages[first] = (stages[first] ?? 0) + share;
+      stages[rest] = (stages[rest] ?? 0) + (now - last - share);
       last = now;
     },
     done() {

@@ -11,7 +11,7 @@
  * that processes zero batches records its `error` metrics row and throws, so the queue retries it.
  */
 import { createHash } from "node:crypto";
-import { assembleFlush, normalizeSettings, planFlush, callKey, type CondenseSettings, type FlushOutcome } from "@condense/core";
+import { assembleFlush, normalizeSettings, planFlush, callKey, type BatchPlan, type CondenseSettings, type FlushOutcome } from "@condense/core";
 import {
   commitFlush,
   getFlushRequest,
@@ -28,10 +28,10 @@ import type { Summarizer } from "@condense/summarizer";
 import { runChainStage, type ChainStageResult } from "../chains/chain-stage.ts";
 import type { FlushHooks } from "../crash-hooks.ts";
 import { loadCanonicals } from "./dedup-canonicals.ts";
-import { startFlushClock, type FlushTimings } from "./flush-timings.ts";
+import { startFlushClock, type FlushClock, type FlushTimings } from "./flush-timings.ts";
 import { buildFlushWrites, pendingKeys } from "./flush-writes.ts";
 import { prepareBatches } from "./prepare-batches.ts";
-import { summarizeBatches } from "./summarize-batches.ts";
+import { summarizeBatches, type SummarizeOutcome } from "./summarize-batches.ts";
 
 export interface FlushDeps {
   db: Db;
@@ -125,13 +125,12 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
     const plan = planFlush({ batches, settings, canonicalByHash: canonicals.byHash });
     const toReserve = plan.batches.filter((b) => b.kind === "summarize").map((b) => b.calls.map((c) => callKey(c)));
     clock.lap("plan");
-    const reservation = toReserve.length > 0
-      ? await reserveRefs(db, { ...key, flushRequestId, keys: toReserve, ...(round === 0 ? { known: loaded.refReservation } : {}) })
-      : { byKey: new Map<string, string>() };
-    clock.lap("reserve");
-
-    const summarized = await summarizeBatches(deps.summarizer, plan.batches, reservation.byKey, { signal: job.signal, concurrency: deps.batchConcurrency ?? 4 });
-    clock.lap("summarize");
+    // The reservation runs while the summarizer's model calls do: they need the refs only to write
+    // them into the answer (summarize-batches.ts). A failed reservation stops the calls and fails the
+    // run as before (the queue retries it); nothing is committed without both.
+    const { reservation, summarized } = await reserveWhileSummarizing(deps, job, plan.batches, clock, toReserve.length === 0
+      ? null
+      : () => reserveRefs(db, { ...key, flushRequestId, keys: toReserve, ...(round === 0 ? { known: loaded.refReservation } : {}) }));
     deps.hooks?.reached("after-summarize");
     const assembled = assembleFlush({ plan, results: summarized.results, summaryId: summaryIdFor(tenantId, sessionId) });
     clock.lap("assemble");
@@ -185,6 +184,37 @@ export async function runFlush(deps: FlushDeps, job: FlushJob): Promise<FlushRun
       timings: clock.done(),
     };
   }
+}
+
+/**
+ * Reserve refs and summarize concurrently. Timing: the reservation counts as its own stage only for
+ * the time the summarizer spent waiting on it (from the first batch asking for its refs, or the
+ * summarizer finishing, to the reservation's end); the rest of the overlap is the summarizer's.
+ */
+async function reserveWhileSummarizing(
+  deps: FlushDeps, job: FlushJob, batches: readonly BatchPlan[], clock: FlushClock,
+  reserve: (() => Promise<{ byKey: ReadonlyMap<string, string> }>) | null,
+): Promise<{ reservation: { byKey: ReadonlyMap<string, string> }; summarized: SummarizeOutcome }> {
+  const opts = { concurrency: deps.batchConcurrency ?? 4 };
+  if (!reserve) {
+    const summarized = await summarizeBatches(deps.summarizer, batches, new Map(), { ...opts, signal: job.signal });
+    clock.lap("summarize");
+    return { reservation: { byKey: new Map() }, summarized };
+  }
+  const stop = new AbortController();
+  const signal = AbortSignal.any([job.signal, stop.signal]);
+  let reservedAt = 0;
+  let askedAt = Infinity;
+  const reservation = reserve().then((r) => { reservedAt = performance.now(); return r; });
+  reservation.catch((err: unknown) => stop.abort(err));
+  const refs: PromiseLike<ReadonlyMap<string, string>> = {
+    then: (ok, err) => { askedAt = Math.min(askedAt, performance.now()); return reservation.then((r) => r.byKey).then(ok, err); },
+  };
+  let summarizedAt = Infinity;
+  const summarizing = summarizeBatches(deps.summarizer, batches, refs, { ...opts, signal }).finally(() => { summarizedAt = performance.now(); });
+  const [r, summarized] = await Promise.all([reservation, summarizing]);
+  clock.split("reserve", Math.max(0, reservedAt - Math.min(askedAt, summarizedAt)), "summarize");
+  return { reservation: r, summarized };
 }
 
 /** CAP-CHAIN-2: compression runs only after a flush that persisted a frontier. */

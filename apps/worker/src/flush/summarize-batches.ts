@@ -2,6 +2,9 @@
  * CAP-FLUSH-5: one summarizer call per `summarize` batch, in parallel up to a bound, each with the
  * refs reserved for its calls. A call that throws is a failed batch (null), unless the job's signal
  * fired: then the whole run is abandoned (released for a re-run), never committed half-done.
+ *
+ * The refs may still be on their way (`refsByKey` a promise): the summarizer awaits them only after
+ * its model call, so the reservation's round trip runs during that call instead of before it.
  */
 import { callKey, type BatchPlan, type BatchSummaryResult } from "@condense/core";
 import type { BatchSummary, Summarizer } from "@condense/summarizer";
@@ -22,30 +25,42 @@ function laterTextOf(plans: readonly BatchPlan[], index: number): string | undef
 export async function summarizeBatches(
   summarizer: Summarizer,
   plans: readonly BatchPlan[],
-  refsByKey: ReadonlyMap<string, string>,
+  refsByKey: ReadonlyMap<string, string> | PromiseLike<ReadonlyMap<string, string>>,
   options: { signal: AbortSignal; concurrency: number },
 ): Promise<SummarizeOutcome> {
   const todo = plans.filter((p) => p.kind === "summarize");
   const results = new Map<number, BatchSummaryResult | null>();
   const details = new Map<number, BatchSummary>();
   const errors: SummarizeOutcome["errors"] = [];
+  const refsOf = (byKey: ReadonlyMap<string, string>, p: BatchPlan) => p.calls.map((c) => {
+    const ref = byKey.get(callKey(c));
+    if (!ref) throw new MissingRefError(callKey(c));
+    return ref;
+  });
   await mapBounded(todo, options.concurrency, async (p) => {
-    const refs = p.calls.map((c) => {
-      const ref = refsByKey.get(callKey(c));
-      if (!ref) throw new Error(`no reserved ref for ${callKey(c)}`);
-      return ref;
-    });
+    // a plain map is checked before the call, as a missing ref is a bug, not a failed batch
+    const refs = refsByKey instanceof Map ? refsOf(refsByKey, p) : whenAwaited(() => Promise.resolve(refsByKey).then((m) => refsOf(m, p)));
     try {
       const laterText = laterTextOf(plans, p.index);
       const s = await summarizer.summarizeBatch({ ...p.batch, toolCalls: p.calls }, { refs, signal: options.signal, ...(laterText ? { laterText } : {}) });
       results.set(p.index, { text: s.text, refs: s.refs });
       details.set(p.index, s);
     } catch (err) {
-      if (options.signal.aborted) throw err;
+      if (options.signal.aborted || err instanceof MissingRefError) throw err;
       results.set(p.index, null);
       errors.push({ index: p.index, message: err instanceof Error ? err.message : String(err) });
     }
   });
   if (options.signal.aborted) throw options.signal.reason instanceof Error ? options.signal.reason : new Error("flush aborted");
   return { results, details, errors };
+}
+
+/** A thenable that starts `get` only when first awaited (so a caller's timing sees when that was). */
+function whenAwaited<T>(get: () => Promise<T>): PromiseLike<T> {
+  let p: Promise<T> | undefined;
+  return { then: (ok, err) => (p ??= get()).then(ok, err) };
+}
+
+class MissingRefError extends Error {
+  constructor(key: string) { super(`no reserved ref for ${key}`); }
 }

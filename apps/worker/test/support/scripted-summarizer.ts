@@ -22,10 +22,13 @@ export function scriptedSummarizer(opts: {
     batchCalls,
     rangeCalls,
     async summarizeBatch(batch, options): Promise<BatchSummary> {
-      batchCalls.push({ batch, refs: [...options.refs] });
+      const call = { batch, refs: [] as string[] };
+      batchCalls.push(call);
       const out = opts.batch ? opts.batch(batch, batchCalls.length) : batch.toolCalls.map((c, i) => `- [[${i + 1}:${c.toolName}]] ran ${c.toolName}`).join("\n");
+      // as the real summarizer: refs are awaited once the "model" has answered
+      const refs = [...(await options.refs)];
+      call.refs = refs;
       if (out instanceof Error) throw out;
-      const refs = [...options.refs];
       const text = rewriteInlineRefs(out, batch.toolCalls.map((c) => c.toolName), refs) + refFooter(refs);
       return {
         text, refs, usage: { ...usage }, cost: 0.001, model: "scripted/model", bodySource: "llm-primary", attempts: [], events: [],

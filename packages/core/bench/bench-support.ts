@@ -1,4 +1,5 @@
 /** Helpers shared by the core render benches. */
+import { readdirSync, readFileSync } from "node:fs";
 import { isObject, type AgentMessage } from "../src/messages.ts";
 
 /** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
@@ -21,12 +22,28 @@ export function concatenate(messages: readonly AgentMessage[], times: number): A
 }
 
 /**
- * Cache eviction: a read-modify-write of one word per 64-byte line over 96 MiB, three times the
- * 32 MiB L3 of the bench machine (and far beyond its 2 MiB L2 per core and the TLB reach). Run
- * between the untimed clone and the timed render, it leaves every input size in the same state:
+ * Cache eviction: a read-modify-write of one word per 64-byte line over three times the last-level
+ * cache this machine reports (sysfs; at least 96 MiB, far beyond the L2 per core and the TLB reach).
+ * Run between the untimed clone and the timed render, it leaves every input size in the same state:
  * nothing of the clone in any cache level, so per-message figures compare like with like.
  */
-const EVICT_BYTES = 96 * 2 ** 20;
+export const L3_BYTES = lastLevelCacheBytes();
+export const EVICT_BYTES = Math.max(96 * 2 ** 20, 3 * L3_BYTES);
+function lastLevelCacheBytes(): number {
+  try {
+    const dir = "/sys/devices/system/cpu/cpu0/cache";
+    let best = 0;
+    for (const index of readdirSync(dir).filter((d) => d.startsWith("index"))) {
+      const m = /^(\d+)([KMG]?)/.exec(readFileSync(`${dir}/${index}/size`, "utf8").trim());
+      if (!m) continue;
+      const bytes = Number(m[1]) * ({ "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 } as Record<string, number>)[m[2]!]!;
+      best = Math.max(best, bytes);
+    }
+    return best || 32 * 2 ** 20;
+  } catch {
+    return 32 * 2 ** 20;
+  }
+}
 let evictBuffer: Int32Array | null = null;
 export let evictSink = 0;
 export function evictCaches(): void {

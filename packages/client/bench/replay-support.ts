@@ -2,7 +2,9 @@
  * What bench:client and alloc-per-turn share: a client mirroring the condensed state a long session
  * reaches (served by an in-memory host), and the session's assistant turns as pi's hooks see them.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   isAssistant, isToolResult, normalizeSettings, readPiSession, STATE_DELTA_FORMAT, type AgentMessage, type CondenseState, type StateDelta,
 } from "@condense/core";
@@ -44,7 +46,9 @@ function memoryHost(delta: StateDelta): CondenseHost {
 export async function condensedReplay(file: string): Promise<{ client: CondenseClient; messages: AgentMessage[] }> {
   const raw = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" }).messages;
   const fixture = buildCondensedState(raw, { keepLastUserTurns: 3, settings });
-  const client = createCondenseClient({ sessionId: "bench", host: memoryHost(deltaOf(fixture.state)), settings, sse: false });
+  // With a spool file, as the pi extension runs it (its appends happen between turns).
+  const spoolPath = join(mkdtempSync(join(tmpdir(), "condense-bench-spool-")), "bench.condense-spool.jsonl");
+  const client = createCondenseClient({ sessionId: "bench", host: memoryHost(deltaOf(fixture.state)), settings, sse: false, spoolPath });
   await client.sync();
   client.applyPending();
   return { client, messages: fixture.messages };

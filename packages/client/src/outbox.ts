@@ -14,7 +14,7 @@ import type { FlushRequestBody } from "./flush-request.ts";
 import { CondenseHttpError, type Transport } from "./transport.ts";
 
 export type OutboxItem =
-  | { kind: "capture"; captureId: string; batches: CapturedBatch[] }
+  | { kind: "capture"; captureId: string; batches: CapturedBatch[]; prepared: boolean }
   | { kind: "flush"; body: FlushRequestBody };
 
 export interface OutboxEvents {
@@ -43,30 +43,62 @@ export class Outbox {
   private consecutiveFailures = 0;
   private lastErrorText: string | null = null;
   private readonly path: string;
+  /** Captures queued but not yet made storable and spooled (done off the agent's turn, see enqueueCapture). */
+  private readonly unprepared: Extract<OutboxItem, { kind: "capture" }>[] = [];
+  private scheduled = false;
 
   constructor(private readonly options: OutboxOptions) {
     this.path = `/v1/sessions/${encodeURIComponent(options.sessionId)}`;
     if (options.spool) {
-      for (const p of options.spool.readPending()) this.pushCapture(p.captureId, p.batches, false);
+      for (const p of options.spool.readPending()) this.pushSpooled(p.captureId, p.batches);
     }
   }
 
-  /** Queue a capture POST; returns its id (the same id for the same occurrences). */
+  /**
+   * Queue a capture POST; returns its id (the same id for the same occurrences). Only what keeps the
+   * order and the id happens here, on the agent's turn (the id hashes the occurrence keys alone).
+   * Making the texts storable, the spool append and the send run on the next turn of the event loop,
+   * i.e. while the agent waits on its model; a crash in between loses nothing the host's session log
+   * does not hold, and the restart rescan resends it.
+   */
   enqueueCapture(raw: CapturedBatch[]): string | null {
     if (raw.length === 0) return null;
-    // NUL and lone surrogates cannot be stored; replace them rather than have the API refuse the capture.
-    const batches = raw.map(storableBatch);
-    const captureId = captureIdFor(this.options.sessionId, batches);
+    const captureId = captureIdFor(this.options.sessionId, raw);
     if (this.known.has(captureId)) return captureId;
-    this.pushCapture(captureId, batches, true);
+    this.known.add(captureId);
+    const item: Extract<OutboxItem, { kind: "capture" }> = { kind: "capture", captureId, batches: raw, prepared: false };
+    this.queue.push(item);
+    this.unprepared.push(item);
+    this.schedule();
     return captureId;
   }
 
   enqueueFlush(body: Omit<FlushRequestBody, "flushId">): string {
     const flushId = randomUUID();
     this.queue.push({ kind: "flush", body: { ...body, flushId } });
-    this.kick();
+    this.schedule();
     return flushId;
+  }
+
+  /** Storable texts and the spool line for every capture queued since the last call (in order). */
+  private prepare(): void {
+    for (const item of this.unprepared.splice(0)) {
+      // NUL and lone surrogates cannot be stored; replace them rather than have the API refuse the capture.
+      item.batches = item.batches.map(storableBatch);
+      item.prepared = true;
+      this.options.spool?.append({ captureId: item.captureId, batches: item.batches });
+    }
+  }
+
+  /** Prepare and send on the next event-loop turn, never inside the caller's synchronous work. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.prepare();
+      this.kick();
+    });
   }
 
   get pendingCaptures(): number {
@@ -88,14 +120,16 @@ export class Outbox {
   }
 
   close(): void {
+    // what was captured but not yet spooled reaches the spool before the outbox stops
+    this.prepare();
     this.closing.abort();
   }
 
-  private pushCapture(captureId: string, batches: CapturedBatch[], spool: boolean): void {
+  /** A capture read back from the spool: already storable and spooled. */
+  private pushSpooled(captureId: string, batches: CapturedBatch[]): void {
     this.known.add(captureId);
-    if (spool) this.options.spool?.append({ captureId, batches });
-    this.queue.push({ kind: "capture", captureId, batches });
-    this.kick();
+    this.queue.push({ kind: "capture", captureId, batches, prepared: true });
+    this.schedule();
   }
 
   private kick(): void {
@@ -129,6 +163,7 @@ export class Outbox {
   private async send(item: OutboxItem): Promise<void> {
     const { transport } = this.options;
     if (item.kind === "capture") {
+      if (!item.prepared) this.prepare();
       const ack = await transport.request<CaptureAck>("POST", `${this.path}/captures`, { captureId: item.captureId, batches: item.batches }, this.closing.signal);
       this.options.spool?.ack(item.captureId);
       this.options.onCaptureAcked?.(item.captureId, ack);

@@ -3,7 +3,7 @@
  * waits on touches the network, nothing is lost while the service is down (memory and spool), resends
  * are idempotent by construction, and the mirror heals a version gap with a full snapshot.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -90,6 +90,36 @@ describe("client offline behaviour", () => {
     expect(sent.captureId).toBe(r.captureId);
     expect(captureIdFor("s", sent.batches)).toBe(r.captureId);
     await second.close();
+  });
+
+  it("capture leaves the storable copy, the spool line and the send to the next event-loop turn, in order", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "condense-spool-"));
+    const spoolPath = join(dir, "s.spool.jsonl");
+    const state = { down: true }; // nothing is acknowledged (and unspooled) before the checks below
+    const api = scriptedApi(state);
+    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, spoolPath, backoff: fastBackoff, sse: false });
+    // An id carrying a NUL: the POST carries its storable form, and the capture id is that form's.
+    const t = turn("bash_\u0000x", 100, `out \u0000 ${big(5)}`);
+    const r = client.capture({ ...t, turnIndex: 0 });
+    const flushId = client.flushNow([t.message, ...t.toolResults], null);
+    // Nothing happened yet on the agent's turn: no spool line, no request.
+    expect(existsSync(spoolPath) ? readFileSync(spoolPath, "utf8") : "").toBe("");
+    expect(api.calls).toHaveLength(0);
+    expect(client.outboxSize).toBeGreaterThanOrEqual(2);
+    await new Promise((res) => setImmediate(res));
+    expect(readFileSync(spoolPath, "utf8")).toContain(r.captureId!);
+    expect(api.calls.map((c) => c.path.split("/").pop())).toEqual(["captures"]); // the first attempt, refused
+    state.down = false;
+    expect(await client.drain(5_000)).toBe(true);
+    const posts = api.calls.filter((c) => c.method === "POST").map((c) => c.path.split("/").pop());
+    expect(posts.lastIndexOf("captures")).toBeLessThan(posts.indexOf("flushes")); // the flush never overtakes its capture
+    const sent = api.calls.find((c) => c.path.endsWith("/captures"))!.body as { captureId: string; batches: { toolCalls: { toolCallId: string; resultText: string }[] }[] };
+    expect(sent.batches[0]!.toolCalls[0]!.toolCallId).toBe("bash_\uFFFDx");
+    expect(sent.batches[0]!.toolCalls[0]!.resultText).not.toContain("\u0000");
+    expect(sent.captureId).toBe(r.captureId);
+    expect(captureIdFor("s", sent.batches as never)).toBe(r.captureId);
+    expect(flushId.flush).toBe(true);
+    await client.close();
   });
 
   it("a restart rescans the branch and resends what was never acknowledged", async () => {

@@ -166,6 +166,26 @@ export function tsLookup(ix: TsIndex, ts: number): number | number[] | undefined
   while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < ts) lo = mid + 1; else hi = mid; }
   return lo < keys.length && keys[lo] === ts ? ix.vals[lo] : undefined;
 }
+/**
+ * `tsLookup` for the first pass, which meets timestamps in (nearly always) ascending order: a cursor
+ * per index (`scan.cursor`: starts, ends) advances over the sorted keys, so a lookup costs a compare
+ * or two instead of a bisection; a timestamp below the cursor (out of order) bisects as before.
+ */
+export function tsSeek(ix: TsIndex, ts: number, scan: ChainScan, which: 0 | 1): number | number[] | undefined {
+  if (ts !== ts) return ix.map.get(ts);
+  const keys = ix.keys;
+  const cursor = scan.cursor;
+  let lo = cursor[which]!;
+  if (lo > 0 && keys[lo - 1]! >= ts) {
+    lo = 0;
+    let hi = keys.length;
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < ts) lo = mid + 1; else hi = mid; }
+  } else {
+    while (lo < keys.length && keys[lo]! < ts) lo++;
+  }
+  cursor[which] = lo;
+  return lo < keys.length && keys[lo] === ts ? ix.vals[lo] : undefined;
+}
 interface Boundaries { starts: TsIndex; ends: TsIndex }
 function file(map: ByTs, ts: number, k: number): void {
   const had = map.get(ts);
@@ -226,6 +246,8 @@ export interface ChainScan {
   /** the state's boundary maps (built once per state) */
   readonly starts: TsIndex;
   readonly ends: TsIndex;
+  /** tsSeek's positions in starts.keys and ends.keys */
+  readonly cursor: Int32Array;
   /** [start position, end position] per entry, -1 when absent */
   readonly pos: Int32Array;
   /** [start count, end count] per entry */
@@ -302,7 +324,7 @@ export function beginChainScan(state: CondenseState, settings: RenderContext["se
   const pos = posBuffer.subarray(0, 2 * e).fill(-1);
   const count = countBuffer.subarray(0, 2 * e).fill(0);
   return {
-    starts, ends, pos, count, summaryAt: [], kind: kindBuffer,
+    starts, ends, cursor: new Int32Array(2), pos, count, summaryAt: [], kind: kindBuffer,
     callAt: callAtBuffer, callCount: callCountBuffer, callIds: callIdBuffer, calls: 0,
   };
 }

@@ -16,7 +16,7 @@ import { isProtectedCall, type ProtectionRules } from "../protection.ts";
 import { recordFor, hasLegacyBareRecord, isSummarized, type CondenseState } from "../state.ts";
 import type { ToolCallRecord } from "../state-types.ts";
 import { QUERY_TOOL_NAME, storedStubText, summaryStubText } from "../texts.ts";
-import { beginChainScan, tsLookup, K_ASSISTANT, K_RESULT, K_SKIP, K_SUMMARY, K_USER, noteBoundary, noteCalls, noteEnd, noteStart } from "./chain-range-prune.ts";
+import { beginChainScan, tsSeek, K_ASSISTANT, K_RESULT, K_SKIP, K_SUMMARY, K_USER, noteBoundary, noteCalls, noteEnd, noteStart } from "./chain-range-prune.ts";
 import { reportMalformedOne } from "./malformed-scan.ts";
 import { beginInputSizes, sizeInputAt } from "./message-size.ts";
 import { isChainSynthetic } from "./message-shape.ts";
@@ -228,7 +228,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (Array.isArray(m.content)) { assistants++; opener = i; if (kind) { kind[i] = K_ASSISTANT; noteCalls(chain!, m.content, i); } } else { reportMalformedOne(ctx, m, "bad-content"); opener = -1; }
       if (ends) {
         const ts = m.timestamp;
-        if (typeof ts === "number") { const e = tsLookup(ends, ts); if (e !== undefined) noteEnd(chain!, e, i); }
+        if (typeof ts === "number") { const e = tsSeek(ends, ts, chain!, 1); if (e !== undefined) noteEnd(chain!, e, i); }
       }
     } else if (role === "user") {
       if (typeof m.content !== "string" && !Array.isArray(m.content)) reportMalformedOne(ctx, m, "bad-content");
@@ -237,7 +237,7 @@ export function stubReplace(messages: readonly unknown[], ctx: RenderContext): r
       if (kind) kind[i] = K_USER;
       if (starts) {
         const ts = m.timestamp;
-        if (typeof ts === "number") { const e = tsLookup(starts, ts); if (e !== undefined && !isChainSynthetic(m)) noteStart(chain!, e, i); }
+        if (typeof ts === "number") { const e = tsSeek(starts, ts, chain!, 0); if (e !== undefined && !isChainSynthetic(m)) noteStart(chain!, e, i); }
       }
     } else if (role === "custom") {
       const readable = typeof m.content === "string" || Array.isArray(m.content);

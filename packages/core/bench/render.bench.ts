@@ -55,7 +55,7 @@ const METHOD = [
   "  are inserted where a reply-triggered flush would append them, so they count in the size), and all closed chains except the",
   "  newest 3 are compressed (covered: concatenated summaries; uncovered: backfilled records + deterministic body).",
   "- Timing: `process.hrtime.bigint()` around one `pruneMessages` call; 5 warmup renders, then samples until ~1.2 s (min 15,",
-  "  max 400); median and p95. *warm* renders the same message objects every time. *cold* renders a fresh `structuredClone` of",
+  "  max 400; the *+evict* variants stop at 60, since each eviction takes ~0.1-0.3 s); median and p95. *warm* renders the same message objects every time. *cold* renders a fresh `structuredClone` of",
   "  the array each time (clone and a forced GC not timed), which is what pi's `context` hook delivers, so per-object caches",
   "  never hit.",
   "- *cold, measure off*: the same with `{measure: false}` (no `beforeChars`/`afterChars`), which is how the client renders",
@@ -85,11 +85,14 @@ function quantile(sorted: number[], q: number): number {
 interface Timing { median: number; p95: number; min: number; n: number }
 
 /** Warmup, then enough iterations for ~budgetMs of samples (min 15, max 400). */
-function measure(run: (i: number) => void, prepare?: (i: number) => void, budgetMs = 1200): Timing {
+/** Evicting the caches costs ~0.1-0.3 s per sample on a 100 MiB L3, so those variants stop at this many samples. */
+const EVICT_SAMPLES = 60;
+
+function measure(run: (i: number) => void, prepare?: (i: number) => void, budgetMs = 1200, maxSamples = 400): Timing {
   for (let i = 0; i < 5; i++) { prepare?.(i); run(i); }
   const samples: number[] = [];
   let spent = 0;
-  for (let i = 0; (spent < budgetMs || samples.length < 15) && samples.length < 400; i++) {
+  for (let i = 0; (spent < budgetMs || samples.length < 15) && samples.length < maxSamples; i++) {
     prepare?.(i);
     const t = now();
     run(i);
@@ -131,8 +134,8 @@ function benchOne(name: string, messages: AgentMessage[], anchor?: Row["anchor"]
   const coldUnmeasured = measure(() => { pruneMessages(fresh, fx.state, { settings, measure: false }); }, () => { fresh = structuredClone(base); gc?.(); }, 1200);
   // Cache-controlled: the same, with the caches flushed (untimed) between the clone and the render,
   // so every size starts from the same cache state instead of "whatever of the clone still fits".
-  const coldEvict = measure(() => { pruneMessages(fresh, fx.state, { settings }); }, () => { fresh = structuredClone(base); gc?.(); evictCaches(); }, 1200);
-  const coldEvictUnmeasured = measure(() => { pruneMessages(fresh, fx.state, { settings, measure: false }); }, () => { fresh = structuredClone(base); gc?.(); evictCaches(); }, 1200);
+  const coldEvict = measure(() => { pruneMessages(fresh, fx.state, { settings }); }, () => { fresh = structuredClone(base); gc?.(); evictCaches(); }, 1200, EVICT_SAMPLES);
+  const coldEvictUnmeasured = measure(() => { pruneMessages(fresh, fx.state, { settings, measure: false }); }, () => { fresh = structuredClone(base); gc?.(); evictCaches(); }, 1200, EVICT_SAMPLES);
   // What dominated the anchor, on the same inputs: serialize the fresh input and the output once each.
   let output: readonly AgentMessage[] = base;
   let sink = 0;
@@ -143,7 +146,7 @@ function benchOne(name: string, messages: AgentMessage[], anchor?: Row["anchor"]
     if (evict) evictCaches();
   };
   const baseline = measure(() => { sink += JSON.stringify(fresh).length + JSON.stringify(output).length; }, prepareBaseline(false), 1200);
-  const baselineEvict = measure(() => { sink += JSON.stringify(fresh).length + JSON.stringify(output).length; }, prepareBaseline(true), 1200);
+  const baselineEvict = measure(() => { sink += JSON.stringify(fresh).length + JSON.stringify(output).length; }, prepareBaseline(true), 1200, EVICT_SAMPLES);
   if (sink < 0) console.log(sink);
   const empty = createState();
   const noopProbe = pruneMessages(base, empty, { settings });

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import {
   isAssistant, isToolResult, normalizeSettings, readPiSession, STATE_DELTA_FORMAT, type AgentMessage, type CondenseState, type StateDelta,
 } from "@condense/core";
-import { createCondenseClient, type CondenseClient, type CondenseHost } from "../src/index.ts";
+import { createCondenseClient, type ClientEvent, type CondenseClient, type CondenseHost } from "../src/index.ts";
 import { buildCondensedState } from "../../core/test/support/condensed-state.ts";
 
 export const settings = normalizeSettings({});
@@ -43,12 +43,12 @@ function memoryHost(delta: StateDelta): CondenseHost {
  * A real pi session with everything older than its last 3 user turns flushed and older closed chains
  * compressed, and a client that has pulled and applied that state.
  */
-export async function condensedReplay(file: string): Promise<{ client: CondenseClient; messages: AgentMessage[] }> {
+export async function condensedReplay(file: string, onEvent?: (e: ClientEvent) => void): Promise<{ client: CondenseClient; messages: AgentMessage[] }> {
   const raw = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" }).messages;
   const fixture = buildCondensedState(raw, { keepLastUserTurns: 3, settings });
   // With a spool file, as the pi extension runs it (its appends happen between turns).
   const spoolPath = join(mkdtempSync(join(tmpdir(), "condense-bench-spool-")), "bench.condense-spool.jsonl");
-  const client = createCondenseClient({ sessionId: "bench", host: memoryHost(deltaOf(fixture.state)), settings, sse: false, spoolPath });
+  const client = createCondenseClient({ sessionId: "bench", host: memoryHost(deltaOf(fixture.state)), settings, sse: false, spoolPath, ...(onEvent ? { onEvent } : {}) });
   await client.sync();
   client.applyPending();
   return { client, messages: fixture.messages };

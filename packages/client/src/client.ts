@@ -51,6 +51,8 @@ export type ClientEvent =
   | { type: "applied"; version: number; summaries: SummaryEntry[] }
   | { type: "capture-acked"; captureId: string; accepted: number; duplicates: number }
   | { type: "flush-accepted"; flushId: string; trigger: string; cursor: number }
+  /** A trigger's flush request was built (off the agent's turn for automatic triggers) and queued. */
+  | { type: "flush-queued"; trigger: string; buildMs: number }
   | { type: "diagnostics"; diagnostics: Diagnostic[] }
   | { type: "error"; where: string; error: unknown; willRetry?: boolean };
 
@@ -207,18 +209,45 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
   /** The newest state known: trimming against it avoids resending what is already summarized. */
   const knownState = () => mirror.staged ?? mirror.applied;
 
-  function postFlush(trig: FlushTrigger, branch: readonly AgentMessage[], closingMessage?: AgentMessage, usage?: ContextUsage | null): void {
+  /** An automatic trigger's request, built on the next event-loop turn (see postFlush). */
+  let pendingBuild: { run: () => void; handle: NodeJS.Immediate } | null = null;
+  const runPendingBuild = () => {
+    const p = pendingBuild;
+    if (!p) return;
+    pendingBuild = null;
+    clearImmediate(p.handle);
+    p.run();
+  };
+
+  /**
+   * Hand a flush request to the outbox. Building it (metrics snapshot, chain detection, grace keys) reads
+   * the whole branch and costs milliseconds on a long session, so an automatic trigger (`defer`) builds
+   * it on the next event-loop turn, while the agent waits on its model, from the branch, state and
+   * settings as they are now; `flushing` stays set until then (CAP-TRIGGER-12). The manual command
+   * builds it at once.
+   */
+  function postFlush(trig: FlushTrigger, branch: readonly AgentMessage[], closingMessage?: AgentMessage, usage?: ContextUsage | null, defer = false): void {
+    runPendingBuild();
     trigger.flushing = true;
-    try {
-      trigger.flushStarted();
-      const body = buildFlushRequest({ trigger: trig, branch, ...(closingMessage ? { closingMessage } : {}), ...(usage ? { usage } : {}) }, knownState(), settings);
-      metricsCache = body.metrics;
-      outbox.enqueueFlush(body);
-    } catch (error) {
-      emit({ type: "error", where: "flush request", error });
-    } finally {
-      trigger.flushing = false;
-    }
+    trigger.flushStarted();
+    const state = knownState();
+    const current = settings;
+    const build = () => {
+      const t0 = performance.now();
+      try {
+        const body = buildFlushRequest({ trigger: trig, branch, ...(closingMessage ? { closingMessage } : {}), ...(usage ? { usage } : {}) }, state, current);
+        metricsCache = body.metrics;
+        outbox.enqueueFlush(body);
+        emit({ type: "flush-queued", trigger: trig, buildMs: performance.now() - t0 });
+      } catch (error) {
+        emit({ type: "error", where: "flush request", error });
+      } finally {
+        trigger.flushing = false;
+      }
+    };
+    if (!defer) return build();
+    const handle = setImmediate(() => { if (pendingBuild?.handle === handle) { pendingBuild = null; build(); } });
+    pendingBuild = { run: build, handle };
   }
 
   function resendFromBranch(branch: readonly AgentMessage[]): number {
@@ -285,13 +314,13 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
 
     turnEnd({ toolResultCount, pushedThisTurn, usage, branch }) {
       const d = trigger.turnEnd(settings, toolResultCount, pushedThisTurn, usage);
-      if (d.flush && d.trigger) postFlush(d.trigger, branch(), undefined, usage);
+      if (d.flush && d.trigger) postFlush(d.trigger, branch(), undefined, usage, true);
       return d;
     },
 
     messageEnd(message, branch, usage) {
       const d = trigger.messageEnd(settings, message);
-      if (d.flush && d.trigger) postFlush(d.trigger, branch(), d.closingMessage, usage);
+      if (d.flush && d.trigger) postFlush(d.trigger, branch(), d.closingMessage, usage, true);
       return d;
     },
 
@@ -386,6 +415,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     },
 
     async drain(timeoutMs = 10_000) {
+      runPendingBuild();
       let timer: NodeJS.Timeout | undefined;
       const done = await Promise.race([
         outbox.drain().then(() => true),
@@ -396,6 +426,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     },
 
     async close() {
+      runPendingBuild();
       outbox.close();
       await watch.close();
       if (hostPromise) {

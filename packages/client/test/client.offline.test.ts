@@ -122,6 +122,37 @@ describe("client offline behaviour", () => {
     await client.close();
   });
 
+  it("an automatic trigger builds its flush request after the agent's turn; drain and close never lose it", async () => {
+    const api = scriptedApi({ down: true });
+    const events: { type: string; buildMs?: number }[] = [];
+    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false, onEvent: (e) => events.push(e) });
+    const t = turn("bash_1", 100, big(30));
+    const reply = { role: "assistant", content: [{ type: "text", text: "done" }], timestamp: 300, stopReason: "stop" } as AgentMessage;
+    const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults, reply];
+    client.capture({ ...t, turnIndex: 0 });
+    const d = client.messageEnd(reply, () => branch);
+    expect(d.flush).toBe(true);
+    // On the turn: the trigger fired, nothing was built or queued yet, and a second trigger waits for it.
+    expect(client.outboxSize).toBe(1);
+    expect(client.trigger.flushing).toBe(true);
+    expect(events.some((e) => e.type === "flush-queued")).toBe(false);
+    await new Promise((res) => setImmediate(res));
+    expect(client.outboxSize).toBe(2);
+    expect(client.trigger.flushing).toBe(false);
+    const queued = events.find((e) => e.type === "flush-queued")!;
+    expect(queued.buildMs).toBeGreaterThanOrEqual(0);
+    expect(client.metrics).not.toBeNull();
+    // close() right after a trigger still queues (and here: keeps, the API being down) the request.
+    const second = createCondenseClient({ url: "http://api", sessionId: "s2", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    second.capture({ ...t, turnIndex: 0 });
+    expect(second.messageEnd(reply, () => branch).flush).toBe(true);
+    const drained = second.drain(50);
+    expect(second.outboxSize).toBe(2);
+    await drained;
+    await second.close();
+    await client.close();
+  });
+
   it("a restart rescans the branch and resends what was never acknowledged", async () => {
     const api = scriptedApi({ down: false });
     const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });

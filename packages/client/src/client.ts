@@ -246,8 +246,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
       }
     };
     if (!defer) return build();
-    const handle = setImmediate(() => { if (pendingBuild?.handle === handle) { pendingBuild = null; build(); } });
-    pendingBuild = { run: build, handle };
+    pendingBuild = { run: build, handle: setImmediate(runPendingBuild) };
   }
 
   function resendFromBranch(branch: readonly AgentMessage[]): number {

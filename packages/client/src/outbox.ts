@@ -14,7 +14,7 @@ import type { FlushRequestBody } from "./flush-request.ts";
 import { CondenseHttpError, type Transport } from "./transport.ts";
 
 export type OutboxItem =
-  | { kind: "capture"; captureId: string; batches: CapturedBatch[]; prepared: boolean }
+  | { kind: "capture"; captureId: string; batches: CapturedBatch[] }
   | { kind: "flush"; body: FlushRequestBody };
 
 export interface OutboxEvents {
@@ -66,7 +66,7 @@ export class Outbox {
     const captureId = captureIdFor(this.options.sessionId, raw);
     if (this.known.has(captureId)) return captureId;
     this.known.add(captureId);
-    const item: Extract<OutboxItem, { kind: "capture" }> = { kind: "capture", captureId, batches: raw, prepared: false };
+    const item: Extract<OutboxItem, { kind: "capture" }> = { kind: "capture", captureId, batches: raw };
     this.queue.push(item);
     this.unprepared.push(item);
     this.schedule();
@@ -85,7 +85,6 @@ export class Outbox {
     for (const item of this.unprepared.splice(0)) {
       // NUL and lone surrogates cannot be stored; replace them rather than have the API refuse the capture.
       item.batches = item.batches.map(storableBatch);
-      item.prepared = true;
       this.options.spool?.append({ captureId: item.captureId, batches: item.batches });
     }
   }
@@ -128,7 +127,7 @@ export class Outbox {
   /** A capture read back from the spool: already storable and spooled. */
   private pushSpooled(captureId: string, batches: CapturedBatch[]): void {
     this.known.add(captureId);
-    this.queue.push({ kind: "capture", captureId, batches, prepared: true });
+    this.queue.push({ kind: "capture", captureId, batches });
     this.schedule();
   }
 
@@ -163,7 +162,8 @@ export class Outbox {
   private async send(item: OutboxItem): Promise<void> {
     const { transport } = this.options;
     if (item.kind === "capture") {
-      if (!item.prepared) this.prepare();
+      // (an item still unprepared is in `unprepared`; preparing the others with it only comes sooner)
+      if (this.unprepared.length > 0) this.prepare();
       const ack = await transport.request<CaptureAck>("POST", `${this.path}/captures`, { captureId: item.captureId, batches: item.batches }, this.closing.signal);
       this.options.spool?.ack(item.captureId);
       this.options.onCaptureAcked?.(item.captureId, ack);

@@ -197,7 +197,8 @@ async function reserveWhileSummarizing(
 ): Promise<{ reservation: { byKey: ReadonlyMap<string, string> }; summarized: SummarizeOutcome }> {
   const opts = { concurrency: deps.batchConcurrency ?? 4 };
   if (!reserve) {
-    const summarized = await summarizeBatches(deps.summarizer, batches, new Map(), { ...opts, signal: job.signal });
+    // no batch to summarize asks for refs
+    const summarized = await summarizeBatches(deps.summarizer, batches, () => Promise.resolve(new Map()), { ...opts, signal: job.signal });
     clock.lap("summarize");
     return { reservation: { byKey: new Map() }, summarized };
   }
@@ -207,9 +208,7 @@ async function reserveWhileSummarizing(
   let askedAt = Infinity;
   const reservation = reserve().then((r) => { reservedAt = performance.now(); return r; });
   reservation.catch((err: unknown) => stop.abort(err));
-  const refs: PromiseLike<ReadonlyMap<string, string>> = {
-    then: (ok, err) => { askedAt = Math.min(askedAt, performance.now()); return reservation.then((r) => r.byKey).then(ok, err); },
-  };
+  const refs = () => { askedAt = Math.min(askedAt, performance.now()); return reservation.then((r) => r.byKey); };
   let summarizedAt = Infinity;
   const summarizing = summarizeBatches(deps.summarizer, batches, refs, { ...opts, signal }).finally(() => { summarizedAt = performance.now(); });
   const [r, summarized] = await Promise.all([reservation, summarizing]);

@@ -3,8 +3,8 @@
  * refs reserved for its calls. A call that throws is a failed batch (null), unless the job's signal
  * fired: then the whole run is abandoned (released for a re-run), never committed half-done.
  *
- * The refs may still be on their way (`refsByKey` a promise): the summarizer awaits them only after
- * its model call, so the reservation's round trip runs during that call instead of before it.
+ * The refs may still be on their way: each batch asks `refsByKey()` only when its summarizer awaits its
+ * refs, after the model call, so the reservation's round trip runs during that call instead of before it.
  */
 import { callKey, type BatchPlan, type BatchSummaryResult } from "@condense/core";
 import type { BatchSummary, Summarizer } from "@condense/summarizer";
@@ -25,7 +25,7 @@ function laterTextOf(plans: readonly BatchPlan[], index: number): string | undef
 export async function summarizeBatches(
   summarizer: Summarizer,
   plans: readonly BatchPlan[],
-  refsByKey: ReadonlyMap<string, string> | PromiseLike<ReadonlyMap<string, string>>,
+  refsByKey: () => PromiseLike<ReadonlyMap<string, string>>,
   options: { signal: AbortSignal; concurrency: number },
 ): Promise<SummarizeOutcome> {
   const todo = plans.filter((p) => p.kind === "summarize");
@@ -38,14 +38,14 @@ export async function summarizeBatches(
     return ref;
   });
   await mapBounded(todo, options.concurrency, async (p) => {
-    // a plain map is checked before the call, as a missing ref is a bug, not a failed batch
-    const refs = refsByKey instanceof Map ? refsOf(refsByKey, p) : whenAwaited(() => Promise.resolve(refsByKey).then((m) => refsOf(m, p)));
+    const refs = whenAwaited(() => Promise.resolve(refsByKey()).then((m) => refsOf(m, p)));
     try {
       const laterText = laterTextOf(plans, p.index);
       const s = await summarizer.summarizeBatch({ ...p.batch, toolCalls: p.calls }, { refs, signal: options.signal, ...(laterText ? { laterText } : {}) });
       results.set(p.index, { text: s.text, refs: s.refs });
       details.set(p.index, s);
     } catch (err) {
+      // a missing ref is a bug, not a failed batch
       if (options.signal.aborted || err instanceof MissingRefError) throw err;
       results.set(p.index, null);
       errors.push({ index: p.index, message: err instanceof Error ? err.message : String(err) });
@@ -55,7 +55,7 @@ export async function summarizeBatches(
   return { results, details, errors };
 }
 
-/** A thenable that starts `get` only when first awaited (so a caller's timing sees when that was). */
+/** A thenable that starts `get` only when first awaited (so `refsByKey` is asked when the refs are needed). */
 function whenAwaited<T>(get: () => Promise<T>): PromiseLike<T> {
   let p: Promise<T> | undefined;
   return { then: (ok, err) => (p ??= get()).then(ok, err) };

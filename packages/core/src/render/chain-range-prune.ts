@@ -26,10 +26,9 @@ interface EntryInfo {
    * The ids (calls and results, in walk order) of the range the last count was taken over, and that
    * count. The count depends on nothing else, so a walk meeting the same sequence reuses it: on a
    * host's fresh clone this compares each id with the one kept (no hashing of fresh strings into
-   * `recorded`); any difference counts again.
+   * `recorded`); any difference counts again. It starts as the count of the empty sequence.
    */
   seq: string[];
-  seqCounted: boolean;
   seqRecordedSeen: number;
   seqUnrecorded: boolean;
 }
@@ -73,7 +72,7 @@ function chainCache(state: CondenseState): ChainCache {
 function entryInfo(cache: ChainCache, entry: ChainEntry): EntryInfo {
   let i = cache.info.get(entry.blockId);
   if (!i) {
-    i = { tag: chainIdTagPrefix(entry.blockId), protectedIds: new Set(entry.protectedToolCallIds ?? []), recorded: new Map((entry.droppedToolCallIds ?? []).map((id) => [id, 0])), seq: [], seqCounted: false, seqRecordedSeen: 0, seqUnrecorded: false };
+    i = { tag: chainIdTagPrefix(entry.blockId), protectedIds: new Set(entry.protectedToolCallIds ?? []), recorded: new Map((entry.droppedToolCallIds ?? []).map((id) => [id, 0])), seq: [], seqRecordedSeen: 0, seqUnrecorded: false };
     cache.info.set(entry.blockId, i);
   }
   return i;
@@ -157,13 +156,17 @@ function tsIndex(map: ByTs): TsIndex {
   const keys = Float64Array.from([...map.keys()].filter((t) => t === t)).sort();
   return { map, keys, vals: Array.from(keys, (t) => map.get(t)!) };
 }
+/** The first index in `keys[0..hi)` (sorted) whose value is not below `ts`. */
+function lowerBound(keys: Float64Array, ts: number, hi: number): number {
+  let lo = 0;
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < ts) lo = mid + 1; else hi = mid; }
+  return lo;
+}
 /** `ix.map.get(ts)` without boxing `ts`. */
 export function tsLookup(ix: TsIndex, ts: number): number | number[] | undefined {
-  const keys = ix.keys;
   if (ts !== ts) return ix.map.get(ts);
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < ts) lo = mid + 1; else hi = mid; }
+  const keys = ix.keys;
+  const lo = lowerBound(keys, ts, keys.length);
   return lo < keys.length && keys[lo] === ts ? ix.vals[lo] : undefined;
 }
 /**
@@ -176,13 +179,8 @@ export function tsSeek(ix: TsIndex, ts: number, scan: ChainScan, which: 0 | 1): 
   const keys = ix.keys;
   const cursor = scan.cursor;
   let lo = cursor[which]!;
-  if (lo > 0 && keys[lo - 1]! >= ts) {
-    lo = 0;
-    let hi = keys.length;
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (keys[mid]! < ts) lo = mid + 1; else hi = mid; }
-  } else {
-    while (lo < keys.length && keys[lo]! < ts) lo++;
-  }
+  if (lo > 0 && keys[lo - 1]! >= ts) lo = lowerBound(keys, ts, keys.length);
+  else while (lo < keys.length && keys[lo]! < ts) lo++;
   cursor[which] = lo;
   return lo < keys.length && keys[lo] === ts ? ix.vals[lo] : undefined;
 }
@@ -226,10 +224,7 @@ function noteDropped(ts: number, id: string): void {
   droppedCount++;
 }
 function droppedSortedHas(ts: number, id: string): boolean {
-  let lo = 0;
-  let hi = droppedCount;
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (droppedTs[mid]! < ts) lo = mid + 1; else hi = mid; }
-  for (let k = lo; k < droppedCount && droppedTs[k] === ts; k++) if (droppedId[k] === id) return true;
+  for (let k = lowerBound(droppedTs, ts, droppedCount); k < droppedCount && droppedTs[k] === ts; k++) if (droppedId[k] === id) return true;
   return false;
 }
 
@@ -457,7 +452,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
     // this entry (countRecorded runs again when they are not).
     const seq = info.seq;
     let q = 0;
-    let same = info.seqCounted;
+    let same = true;
     const anyProtected = info.protectedIds.size > 0;
     // One role dispatch per message; unreadable entries (see message-shape.ts) are left in place.
     let sources: Record<string, unknown>[] | undefined;
@@ -493,7 +488,7 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
       changed = true;
       // CAP-RENDER-13, informational: the range always wins. Skipped on already-compressed output,
       // where the recorded ids are legitimately gone.
-      if (!same || q !== seq.length) countRecorded(a, kind, callAt, callCount, callIds, messages, info);
+      if (!same || q !== seq.length) countRecorded(a, scan, messages, info);
       if (info.seqUnrecorded || info.seqRecordedSeen !== info.recorded.size) {
         report(ctx, rangeMismatchDiagnostic(entry.blockId, info.recorded.size, info.seqRecordedSeen + (info.seqUnrecorded ? distinctUnrecorded(messages, a, info.recorded) : 0)));
       }
@@ -554,7 +549,8 @@ export function chainRangePrune(messages: readonly unknown[], ctx: RenderContext
  * Recorded ids seen in one range (each counted once, via the walk stamp: no per-render set) and
  * whether any id there is unrecorded; kept on the entry's info with the id sequence it was taken over.
  */
-function countRecorded(a: Accepted, kind: Uint8Array, callAt: Int32Array, callCount: Int32Array, callIds: readonly string[], messages: readonly unknown[], info: EntryInfo): void {
+function countRecorded(a: Accepted, scan: ChainScan, messages: readonly unknown[], info: EntryInfo): void {
+  const { kind, callAt, callCount, callIds } = scan;
   const stamp = ++walkStamp;
   const seq: string[] = [];
   let recordedSeen = 0;
@@ -571,7 +567,6 @@ function countRecorded(a: Accepted, kind: Uint8Array, callAt: Int32Array, callCo
     else if (kd === K_RESULT) count((messages[i] as Record<string, unknown>).toolCallId as string);
   }
   info.seq = seq;
-  info.seqCounted = true;
   info.seqRecordedSeen = recordedSeen;
   info.seqUnrecorded = unrecorded;
 }

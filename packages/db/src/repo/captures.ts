@@ -8,6 +8,7 @@ import { contentHash, occKey, type CapturedBatch, type CapturedToolCall, type Su
 import type { Db } from "../client.ts";
 import { num, numOrNull, rawQuery } from "../raw-query.ts";
 import { captures, sessions, type CaptureStatus } from "../schema/index.ts";
+import { keyInSession } from "./key-in-session.sql.ts";
 import type { SeenSession } from "./commit-flush.ts";
 import { ensureSession, type SessionKey } from "./sessions.ts";
 
@@ -173,13 +174,9 @@ export function pendingFromRows(rows: Record<string, unknown>[]): PendingForFlus
 export const pendingForFlushSql = (extraColumns = "") => `
 select s.commit_seq, s.stats, c.seq, c.occurrence_key, c.capture_id, c.batch_index, c.call_index, c.tool_call_id, c.tool_name, c.args,
   c.result_text, c.is_error, c.result_timestamp, c.content_hash, c.turn_index, c.batch_timestamp, c.assistant_text, c.user_turn_group,
-  (c.seq is not null and (
-    exists (select 1 from tool_call_records r where r.tenant_id = c.tenant_id and r.session_id = c.session_id and r.key = c.occurrence_key)
-    or exists (select 1 from dedup_aliases a where a.tenant_id = c.tenant_id and a.session_id = c.session_id and a.key = c.occurrence_key))) as indexed,
+  (c.seq is not null and ${keyInSession("c.tenant_id", "c.session_id", "c.occurrence_key")}) as indexed,
   sc.key as canon_session_key, tc.key as canon_tenant_key, tc.session_id as canon_tenant_session,
-  (tc.key is not null and (
-    exists (select 1 from tool_call_records r where r.tenant_id = $1 and r.session_id = $2 and r.key = tc.key)
-    or exists (select 1 from dedup_aliases a where a.tenant_id = $1 and a.session_id = $2 and a.key = tc.key))) as canon_tenant_present${extraColumns}
+  (tc.key is not null and ${keyInSession("$1", "$2", "tc.key")}) as canon_tenant_present${extraColumns}
 from sessions s
 left join captures c on c.tenant_id = s.tenant_id and c.session_id = s.session_id and c.status = 'pending'
   and c.seq <= (select f.cursor from flush_requests f where f.tenant_id = $1 and f.id = $3::uuid)

@@ -7,6 +7,7 @@ import type { ToolCallRecord } from "@condense/core";
 import type { Db } from "../client.ts";
 import { rawQuery } from "../raw-query.ts";
 import { chunks } from "./bulk-upsert.ts";
+import { keyInSession } from "./key-in-session.sql.ts";
 import { recordFromRawRow } from "./state-rows.ts";
 
 export interface CanonicalRecord {
@@ -47,9 +48,7 @@ const CANONICAL_COLUMNS = `t.session_id, t.key, t.tool_call_id, t.tool_name, t.a
   t.result_timestamp, t.short_ref, t.content_hash, t.stored_bytes, t.stored_preview, t.stored_body, t.summary_id, t.backfilled`;
 
 /** Whether the canonical's key already has a record or an alias in session $P (null: not asked). */
-const presentIn = (p: string) => `(case when ${p}::text is null then null else (
-  exists (select 1 from tool_call_records r where r.tenant_id = t.tenant_id and r.session_id = ${p}::text and r.key = t.key)
-  or exists (select 1 from dedup_aliases a where a.tenant_id = t.tenant_id and a.session_id = ${p}::text and a.key = t.key)) end) as present_in_session`;
+const presentIn = (p: string) => `(case when ${p}::text is null then null else ${keyInSession("t.tenant_id", `${p}::text`, "t.key")} end) as present_in_session`;
 
 // Fixed texts (raw-query.ts), one per scope so each keeps its own index plan.
 const SESSION_CANONICALS_SQL = `select distinct on (t.content_hash) ${CANONICAL_COLUMNS}, ${presentIn("$4")}

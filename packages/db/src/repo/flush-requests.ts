@@ -52,6 +52,8 @@ export async function createFlushRequest(db: Db, input: CreateFlushRequestInput)
   return { ...existing, created: false };
 }
 
+const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";
+
 /**
  * The session insert and the request insert in one statement; the request's foreign key is checked
  * at the end of the statement, after the session row is in. Settings sent with the request ($9) become
@@ -68,8 +70,7 @@ insert into flush_requests (id, tenant_id, session_id, trigger, metrics, chains,
 select coalesce($4::uuid, gen_random_uuid()), $1, $2, $5, $6::jsonb, $7::jsonb, $8::jsonb,
   (select coalesce(max(c.seq), 0) from captures c where c.tenant_id = $1 and c.session_id = $2)
 on conflict (id) do nothing
-returning id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at,
-  committed_version, result, chains_result, coalesced_into`;
+returning ${REQUEST_COLUMNS}`;
 
 export async function getFlushRequest(db: Db, tenantId: string, id: string): Promise<FlushRequest | null> {
   const [row] = await db.select().from(flushRequests).where(and(eq(flushRequests.tenantId, tenantId), eq(flushRequests.id, id)));
@@ -87,8 +88,6 @@ export interface FlushRequestForRun {
   refReservation: Record<string, string>;
 }
 
-const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";
-
 /** One request of a tenant by id (fixed text: see raw-query.ts). */
 export const REQUEST_BY_ID_SQL = `select ${REQUEST_COLUMNS} from flush_requests where tenant_id = $1 and id = $2::uuid`;
 
@@ -96,7 +95,6 @@ export const REQUEST_BY_ID_SQL = `select ${REQUEST_COLUMNS} from flush_requests 
 export const requestForRunFragment = (tenant: string, id: string) => `select ${REQUEST_COLUMNS}, ref_reservation,
   (select max(m.attempt) from flush_metrics m where m.flush_request_id = flush_requests.id) as last_attempt
   from flush_requests where tenant_id = ${tenant} and id = ${id}::uuid`;
-
 
 /** A row of the request-for-run read (raw, or as its jsonb image) -> FlushRequestForRun. */
 export function requestForRunFromRow(row: Record<string, unknown>, queueAttempt: number): FlushRequestForRun {

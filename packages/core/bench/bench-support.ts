@@ -1,5 +1,5 @@
 /** Helpers shared by the core render benches. */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { isObject, type AgentMessage } from "../src/messages.ts";
 
 /** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
@@ -24,10 +24,15 @@ export function concatenate(messages: readonly AgentMessage[], times: number): A
 /**
  * Cache eviction: a read-modify-write of one word per 64-byte line over three times the last-level
  * cache this machine reports (sysfs; at least 96 MiB, far beyond the L2 per core and the TLB reach).
+ * A guest that exposes no cache topology in sysfs is assumed to have 32 MiB, the L3 of one EPYC core
+ * complex (getconf there reports the L3 of the whole socket, most of which no single core reaches).
  * Run between the untimed clone and the timed render, it leaves every input size in the same state:
  * nothing of the clone in any cache level, so per-message figures compare like with like.
  */
+const ASSUMED_L3 = 32 * 2 ** 20;
 export const L3_BYTES = lastLevelCacheBytes();
+/** Where L3_BYTES came from, for the method text. */
+export const L3_SOURCE = L3_BYTES === ASSUMED_L3 && !existsSync("/sys/devices/system/cpu/cpu0/cache") ? "assumed: this guest reports no cache topology" : "reported by sysfs";
 export const EVICT_BYTES = Math.max(96 * 2 ** 20, 3 * L3_BYTES);
 function lastLevelCacheBytes(): number {
   try {
@@ -39,9 +44,9 @@ function lastLevelCacheBytes(): number {
       const bytes = Number(m[1]) * ({ "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 } as Record<string, number>)[m[2]!]!;
       best = Math.max(best, bytes);
     }
-    return best || 32 * 2 ** 20;
+    return best || ASSUMED_L3;
   } catch {
-    return 32 * 2 ** 20;
+    return ASSUMED_L3;
   }
 }
 let evictBuffer: Int32Array | null = null;

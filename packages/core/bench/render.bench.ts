@@ -26,7 +26,7 @@ import { reclaimPercent } from "../src/metrics.ts";
 import type { AgentMessage } from "../src/messages.ts";
 import { realSessionFiles, REPO_ROOT } from "../../../test/support/sessions.ts";
 import { buildCondensedState } from "../test/support/condensed-state.ts";
-import { concatenate, evictCaches, EVICT_BYTES, L3_BYTES } from "./bench-support.ts";
+import { concatenate, evictCaches, EVICT_BYTES, L3_BYTES, L3_SOURCE } from "./bench-support.ts";
 
 const self = fileURLToPath(import.meta.url);
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -61,7 +61,7 @@ const METHOD = [
   "- *cold, measure off*: the same with `{measure: false}` (no `beforeChars`/`afterChars`), which is how the client renders",
   "  between two state applications (it measures reclaim once per applied state).",
   "- *cold+evict* (cache-controlled): as *cold*, but after the clone and the GC a read-modify-write of one word per 64-byte",
-  `  line over a ${EVICT_BYTES / 2 ** 20} MiB buffer (3x the ${L3_BYTES / 2 ** 20} MiB L3, untimed) flushes the clone out of every cache level and the TLB, so each size`,
+  `  line over a ${EVICT_BYTES / 2 ** 20} MiB buffer (3x the ${L3_BYTES / 2 ** 20} MiB L3, ${L3_SOURCE}; untimed) flushes the clone out of every cache level and the TLB, so each size`,
   "  starts from the same cache state. Plain *cold* starts with as much of the fresh clone in cache as fits, which is all of it",
   "  at x1 and a small part at x8; its per-message figures therefore mix the render's cost with the cache's capacity.",
   "  *baseline+evict* is the baseline under the same condition.",

@@ -1,6 +1,8 @@
 /**
  * `pnpm bench:worker`: what a flush costs besides the summarizer, and how throughput scales.
  *
+ * 0. Platform: one round trip to Postgres and to Redis after idle gaps of 0-200 ms (platform-latency.ts),
+ *    the floor under each sequential hop of a flush on this machine.
  * 1. Profile (in process, no queue, Postgres): sequential flushes of one session through runFlush on
  *    a counted database: ms per stage, statements and transactions per flush.
  * 2. Embedded solo (in-process queue, Postgres, one process): sequential flushes of one session.
@@ -16,7 +18,7 @@
  * handler start), run p50, and run-minus-summarizer p50, from the workers' trace lines.
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (default
  * redis://127.0.0.1:6379), BENCH_FLUSHES_PER_SESSION (5), BENCH_WORKER_CONCURRENCY (4),
- * BENCH_SOLO_FLUSHES (40), BENCH_ONLY ("profile", "embedded", "fleet": run one part), BENCH_SUMMARIZERS
+ * BENCH_SOLO_FLUSHES (40), BENCH_ONLY ("platform", "profile", "embedded", "fleet": run one part), BENCH_SUMMARIZERS
  * ("deterministic,fake-llm-200ms"), BENCH_WORKERS ("1,2,4"), BENCH_STAGES=1 (print the solo runs' stage times).
  */
 import { randomBytes } from "node:crypto";
@@ -33,6 +35,7 @@ import { spawnBenchWorker, type BenchWorker } from "./bench-workers.ts";
 import { createCountedDb } from "./counted-db.ts";
 import { startFakeLlm } from "./fake-llm.ts";
 import { profileFlushes } from "./flush-profile.ts";
+import { measureIdleLatency, printIdleLatency } from "./platform-latency.ts";
 
 const ADMIN = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -156,6 +159,16 @@ function summarizerConfigFor(summarizer: "deterministic" | "fake-llm-200ms", llm
   };
 }
 
+async function runPlatform() {
+  const scratch = await scratchDb();
+  try {
+    console.log(`\n## Platform: one round trip after an idle gap (Postgres on its own connection, Redis PING; load ${load()})`);
+    printIdleLatency(await measureIdleLatency(scratch.url, REDIS));
+  } finally {
+    await scratch.drop();
+  }
+}
+
 async function runProfile(llmBaseUrl: string) {
   const scratch = await scratchDb();
   const handle = await createDb(scratch.url, { max: 4 });
@@ -271,6 +284,7 @@ async function main() {
   try { rev = execSync("git rev-parse --short HEAD", { encoding: "utf8" }).trim(); } catch { /* not a checkout */ }
   console.log(`bench:worker — ${cpus().length} CPU(s) ${cpus()[0]?.model ?? ""}, Node ${process.version}, rev ${rev}, load ${load()}`);
   try {
+    if (!ONLY || ONLY === "platform") await runPlatform();
     if (!ONLY || ONLY === "profile") await runProfile(llm.baseUrl);
     if (!ONLY || ONLY === "embedded" || ONLY === "fleet") {
       console.log(`\n## Solo flushes: ${SOLO} sequential flushes of one session (the first 3 per worker process dropped as warm-up)`);

@@ -8,7 +8,7 @@ const ROOT = resolve(fileURLToPath(new URL(".", import.meta.url)), "../../..");
 export interface BenchWorker { ready: Promise<void>; stop(): Promise<void> }
 
 export function spawnBenchWorker(id: string, env: Record<string, string>): BenchWorker {
-  const proc = spawn(process.execPath, ["--import", "tsx", resolve(ROOT, "apps/worker/src/main.ts")], {
+  const proc = spawn(process.execPath, [...(process.env.BENCH_WORKER_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : []), "--import", "tsx", resolve(ROOT, "apps/worker/src/main.ts")], {
     cwd: ROOT, env: { PATH: process.env.PATH ?? "", WORKER_ID: id, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));

@@ -19,7 +19,8 @@
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), REDIS_URL (default
  * redis://127.0.0.1:6379), BENCH_FLUSHES_PER_SESSION (5), BENCH_WORKER_CONCURRENCY (4),
  * BENCH_SOLO_FLUSHES (40), BENCH_ONLY ("platform", "profile", "embedded", "fleet": run one part), BENCH_SUMMARIZERS
- * ("deterministic,fake-llm-200ms"), BENCH_WORKERS ("1,2,4"), BENCH_STAGES=1 (print the solo runs' stage times).
+ * ("deterministic,fake-llm-200ms"), BENCH_WORKERS ("1,2,4"), BENCH_STAGES=1 (print the solo runs' stage times),
+ * BENCH_WORKER_PROF=<dir> (each worker process writes a V8 CPU profile there when it exits).
  */
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";

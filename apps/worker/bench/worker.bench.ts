@@ -5,7 +5,9 @@
  *    the floor under each sequential hop of a flush on this machine.
  * 1. Profile (in process, no queue, Postgres): sequential flushes of one session through runFlush on
  *    a counted database: ms per stage, statements and transactions per flush.
- * 2. Embedded solo (in-process queue, Postgres, one process): sequential flushes of one session.
+ * 2. Embedded solo, one process, sequential flushes of one session: the embedded default (PGlite in a
+ *    data directory and the in-process queue; a version counts as visible at the end of its commit), and
+ *    the in-process queue on Postgres.
  * 3. Fleet (BullMQ on Redis, Postgres, 1/2/4 worker processes), deterministic summarizer and a local
  *    OpenAI-compatible fake LLM answering in 200 ms: first sequential flushes of one session (solo,
  *    no contention), then 100 concurrent sessions x BENCH_FLUSHES_PER_SESSION flushes (load).
@@ -61,13 +63,16 @@ function batchFor(s: number, i: number) {
   return [{ turnIndex: i, timestamp: t, assistantText: `step ${i}`, toolCalls: [0, 1].map((k) => ({ toolCallId: `s${s}i${i}c${k}`, toolName: "bash", args: { k }, resultText: text(k), isError: false, resultTimestamp: t + k })) }];
 }
 
+/** Resolves when a session's version passes `above`, with the time (epoch ms, high resolution) it became visible. */
+interface VersionWatch { until(sessionId: string, above: number): Promise<number>; close(): Promise<void> }
+
 /**
  * Sees each session's version move the moment it commits: a bench-only trigger on the scratch
  * database's sessions table NOTIFYs (session, version) on every version change, delivered at commit;
  * the watcher LISTENs on its own connection. (It replaced a 1-2 ms polling loop, whose ~1000
  * queries/s competed with the flushes it measured.) The trigger's cost stays inside the commit.
  */
-async function versionWatcher(url: string) {
+async function versionWatcher(url: string): Promise<VersionWatch> {
   const client = postgres(url, { max: 1, onnotice: () => {} });
   await client.unsafe(`
     create or replace function bench_notify_version() returns trigger language plpgsql as $$
@@ -94,7 +99,7 @@ async function versionWatcher(url: string) {
 
 interface FlushSample { requestId: string; t0: number; requested: number; enqueued: number; visible: number }
 
-async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: Awaited<ReturnType<typeof versionWatcher>>, s: number, i: number, version: number): Promise<FlushSample> {
+async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: VersionWatch, s: number, i: number, version: number): Promise<FlushSample> {
   await insertCaptures(db, { tenantId: TENANT, sessionId: `s${s}`, captureId: `c${i}`, batches: batchFor(s, i) });
   const t0 = hr();
   const req = await createFlushRequest(db, { tenantId: TENANT, sessionId: `s${s}`, trigger: "budget" });
@@ -200,6 +205,51 @@ function printSolo(label: string, b: SoloBreakdown) {
 }
 const SOLO_HEADER = `${"mode".padEnd(34)} ${"n".padStart(3)} ${"e2e".padStart(8)} ${"summ.".padStart(8)} ${"overhead".padStart(9)} ${"request".padStart(8)} ${"enqueue".padStart(8)} ${"pickup".padStart(7)} ${"worker-own".padStart(11)} ${"detect".padStart(7)}   (ms, p50 each)`;
 
+/**
+ * The embedded default has no second connection to LISTEN on (PGlite is one in-process connection), so
+ * a flush's version counts as visible at the end of its commit stage, from the worker's trace: in one
+ * process the next read sees it. The detection column is then 0 by construction.
+ */
+function traceWatcher(): VersionWatch & { onTrace(t: FlushTrace): void } {
+  const waiting = new Map<string, (at: number) => void>();
+  return {
+    onTrace(t) {
+      const resolve = waiting.get(t.sessionId);
+      if (!resolve || !t.timings) return;
+      waiting.delete(t.sessionId);
+      resolve(commitEnd(t));
+    },
+    until(sessionId) { return new Promise<number>((resolve) => waiting.set(sessionId, resolve)); },
+    async close() { waiting.clear(); },
+  };
+}
+
+/** The embedded default as a single developer runs it: PGlite in a data directory and the in-process queue. */
+async function runEmbeddedPglite(summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<SoloBreakdown> {
+  const dir = mkdtempSync(join(tmpdir(), "condense-bench-pglite-"));
+  const handle = await createDb(dir);
+  const traces: FlushTrace[] = [];
+  const watch = traceWatcher();
+  const queue = createInProcessQueue({ catalog: condenseJobs });
+  const config = loadWorkerConfig({ DATABASE_URL: `pglite:${dir}`, WORKER_CONCURRENCY: WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "0", LOG_LEVEL: "warn", CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfigFor(summarizer, llmBaseUrl)) });
+  const runtime = await createRuntime(config, { db: handle, jobQueue: queue, onFlushTrace: (t) => { traces.push(t); watch.onTrace(t); } });
+  try {
+    await migrateDb(handle);
+    await ensureTenant(handle.db, { id: TENANT });
+    await runtime.start();
+    const samples: FlushSample[] = [];
+    let v = 0;
+    for (let i = 0; i < SOLO; i++) { const r = await oneSessionFlush(handle.db, queue, watch, 1000, i, v); v++; samples.push(r); }
+    return soloBreakdown(samples.slice(3), traces);
+  } finally {
+    await watch.close();
+    await runtime.close(1000);
+    await queue.close(1000);
+    await handle.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function runEmbedded(summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<SoloBreakdown> {
   const scratch = await scratchDb();
   const handle = await createDb(scratch.url, { max: 10 });
@@ -207,7 +257,7 @@ async function runEmbedded(summarizer: "deterministic" | "fake-llm-200ms", llmBa
   const queue = createInProcessQueue({ catalog: condenseJobs });
   const config = loadWorkerConfig({ DATABASE_URL: scratch.url, WORKER_CONCURRENCY: WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "0", LOG_LEVEL: "warn", CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfigFor(summarizer, llmBaseUrl)) });
   const runtime = await createRuntime(config, { db: handle, jobQueue: queue, onFlushTrace: (t) => traces.push(t) });
-  let watch: Awaited<ReturnType<typeof versionWatcher>> | undefined;
+  let watch: VersionWatch | undefined;
   try {
     await migrateDb(handle);
     await ensureTenant(handle.db, { id: TENANT });
@@ -292,6 +342,7 @@ async function main() {
       console.log(SOLO_HEADER);
     }
     if (!ONLY || ONLY === "embedded") {
+      for (const summarizer of SUMMARIZERS) printSolo(`embedded default (PGlite dir), ${summarizer}`, await runEmbeddedPglite(summarizer, llm.baseUrl));
       for (const summarizer of SUMMARIZERS) printSolo(`embedded in-process queue, ${summarizer}`, await runEmbedded(summarizer, llm.baseUrl));
     }
     if (!ONLY || ONLY === "fleet") {

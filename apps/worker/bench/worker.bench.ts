@@ -39,6 +39,7 @@ import { createCountedDb } from "./counted-db.ts";
 import { startFakeLlm } from "./fake-llm.ts";
 import { profileFlushes } from "./flush-profile.ts";
 import { measureIdleLatency, printIdleLatency } from "./platform-latency.ts";
+import { commitEnd, traceWatcher, versionWatcher, type VersionWatch } from "./version-watch.ts";
 
 const ADMIN = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -63,40 +64,6 @@ function batchFor(s: number, i: number) {
   return [{ turnIndex: i, timestamp: t, assistantText: `step ${i}`, toolCalls: [0, 1].map((k) => ({ toolCallId: `s${s}i${i}c${k}`, toolName: "bash", args: { k }, resultText: text(k), isError: false, resultTimestamp: t + k })) }];
 }
 
-/** Resolves when a session's version passes `above`, with the time (epoch ms, high resolution) it became visible. */
-interface VersionWatch { until(sessionId: string, above: number): Promise<number>; close(): Promise<void> }
-
-/**
- * Sees each session's version move the moment it commits: a bench-only trigger on the scratch
- * database's sessions table NOTIFYs (session, version) on every version change, delivered at commit;
- * the watcher LISTENs on its own connection. (It replaced a 1-2 ms polling loop, whose ~1000
- * queries/s competed with the flushes it measured.) The trigger's cost stays inside the commit.
- */
-async function versionWatcher(url: string): Promise<VersionWatch> {
-  const client = postgres(url, { max: 1, onnotice: () => {} });
-  await client.unsafe(`
-    create or replace function bench_notify_version() returns trigger language plpgsql as $$
-    begin perform pg_notify('bench_version', new.session_id || ' ' || new.version); return new; end $$;
-    drop trigger if exists bench_notify_version on sessions;
-    create trigger bench_notify_version after update of version on sessions for each row
-      when (new.version is distinct from old.version) execute function bench_notify_version();`);
-  const waiting = new Map<string, { above: number; resolve: (at: number) => void }[]>();
-  const listener = await client.listen("bench_version", (payload) => {
-    const at = hr();
-    const sp = payload.lastIndexOf(" ");
-    const id = payload.slice(0, sp);
-    const v = Number(payload.slice(sp + 1));
-    const list = waiting.get(id);
-    if (!list) return;
-    const keep = list.filter((w) => { if (v > w.above) { w.resolve(at); return false; } return true; });
-    if (keep.length) waiting.set(id, keep); else waiting.delete(id);
-  });
-  return {
-    until(sessionId: string, above: number) { return new Promise<number>((resolve) => waiting.set(sessionId, [...(waiting.get(sessionId) ?? []), { above, resolve }])); },
-    async close() { await listener.unlisten(); await client.end({ timeout: 5 }); },
-  };
-}
-
 interface FlushSample { requestId: string; t0: number; requested: number; enqueued: number; visible: number }
 
 async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: VersionWatch, s: number, i: number, version: number): Promise<FlushSample> {
@@ -110,13 +77,6 @@ async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: Ver
   return { requestId: req.id, t0, requested, enqueued, visible: await seen };
 }
 
-/** Time from the run's start to the end of its commit stage. */
-function commitEnd(t: FlushTrace): number {
-  const tm = t.timings!;
-  let acc = tm.startedAt;
-  for (const [stage, ms] of Object.entries(tm.stages)) { acc += ms; if (stage === "commit") return acc; }
-  return acc;
-}
 
 interface SoloBreakdown { stages: string; n: number; e2e: number; summarizer: number; overhead: number; request: number; enqueue: number; pickup: number; workerOwn: number; detect: number; statusOk: number }
 
@@ -204,25 +164,6 @@ function printSolo(label: string, b: SoloBreakdown) {
   if (process.env.BENCH_STAGES) console.log(`    stages p50 ms: ${b.stages}`);
 }
 const SOLO_HEADER = `${"mode".padEnd(34)} ${"n".padStart(3)} ${"e2e".padStart(8)} ${"summ.".padStart(8)} ${"overhead".padStart(9)} ${"request".padStart(8)} ${"enqueue".padStart(8)} ${"pickup".padStart(7)} ${"worker-own".padStart(11)} ${"detect".padStart(7)}   (ms, p50 each)`;
-
-/**
- * The embedded default has no second connection to LISTEN on (PGlite is one in-process connection), so
- * a flush's version counts as visible at the end of its commit stage, from the worker's trace: in one
- * process the next read sees it. The detection column is then 0 by construction.
- */
-function traceWatcher(): VersionWatch & { onTrace(t: FlushTrace): void } {
-  const waiting = new Map<string, (at: number) => void>();
-  return {
-    onTrace(t) {
-      const resolve = waiting.get(t.sessionId);
-      if (!resolve || !t.timings) return;
-      waiting.delete(t.sessionId);
-      resolve(commitEnd(t));
-    },
-    until(sessionId) { return new Promise<number>((resolve) => waiting.set(sessionId, resolve)); },
-    async close() { waiting.clear(); },
-  };
-}
 
 /** The embedded default as a single developer runs it: PGlite in a data directory and the in-process queue. */
 async function runEmbeddedPglite(summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<SoloBreakdown> {

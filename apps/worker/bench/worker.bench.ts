@@ -12,7 +12,7 @@
  *    OpenAI-compatible fake LLM answering in 200 ms: first sequential flushes of one session (solo,
  *    no contention), then 100 concurrent sessions x BENCH_FLUSHES_PER_SESSION flushes (load).
  *
- * Per flush, solo: e2e = record the flush request (createFlushRequest) -> the session's new version is
+ * Per flush, solo: e2e = record the flush request (createFlushRequestForSession, the API's statement) -> the session's new version is
  * visible; overhead = e2e minus the summarizer stage of that run (from the worker's trace), split into
  * request row, enqueue, queue pickup (enqueue returned -> handler started), the worker's own work
  * (run minus summarizer: database round trips and planning), and the bench's detection lag (commit
@@ -30,7 +30,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { execSync } from "node:child_process";
 import postgres from "postgres";
-import { createDb, createFlushRequest, ensureTenant, insertCaptures, migrateDb, type Db } from "@condense/db";
+import { createDb, createFlushRequestForSession, ensureTenant, insertCaptures, migrateDb, type Db } from "@condense/db";
 import { condenseJobs, createBullmqQueue, createInProcessQueue, type CondenseJobs, type JobQueue } from "@condense/queue";
 import { createSummarizer } from "@condense/summarizer";
 import { createRuntime, loadWorkerConfig, type FlushTimings, type FlushTrace } from "../src/index.ts";
@@ -69,7 +69,8 @@ interface FlushSample { requestId: string; t0: number; requested: number; enqueu
 async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: VersionWatch, s: number, i: number, version: number): Promise<FlushSample> {
   await insertCaptures(db, { tenantId: TENANT, sessionId: `s${s}`, captureId: `c${i}`, batches: batchFor(s, i) });
   const t0 = hr();
-  const req = await createFlushRequest(db, { tenantId: TENANT, sessionId: `s${s}`, trigger: "budget" });
+  const req = await createFlushRequestForSession(db, { tenantId: TENANT, sessionId: `s${s}`, trigger: "budget" });
+  if (!req) throw new Error(`bench session s${s} does not exist`);
   const requested = hr();
   const seen = watch.until(`s${s}`, version);
   await queue.enqueue("flush-session", { tenantId: TENANT, sessionId: `s${s}`, flushRequestId: req.id, cursor: req.cursor });

@@ -52,6 +52,35 @@ export async function createFlushRequest(db: Db, input: CreateFlushRequestInput)
   return { ...existing, created: false };
 }
 
+/**
+ * The API's flush request: like `createFlushRequest`, but only for a session that exists, and in one
+ * round trip where the route used to read the session first. Settings sent with the request become
+ * the session's snapshot and the request's; without them the request carries the session's stored
+ * settings as they are (the worker normalizes a request's settings when it runs it). Returns null
+ * when the session does not exist. A retried POST (same id, same session) returns the first request;
+ * the same id under another session or tenant is a conflict.
+ */
+export async function createFlushRequestForSession(db: Db, input: CreateFlushRequestInput): Promise<(FlushRequest & { created: boolean }) | null> {
+  const [row] = await rawQuery(db, CREATE_REQUEST_FOR_SESSION_SQL, [
+    input.tenantId, input.sessionId, input.id ?? null, input.trigger,
+    JSON.stringify(input.metrics ?? {}), JSON.stringify(input.chains ?? []), JSON.stringify(input.settings ?? {}), input.settings !== undefined,
+  ]);
+  if (row) return { ...requestFromRow(row), created: true };
+  // No row: the session is missing, or a request with this id exists (the rare paths read again).
+  const existing = input.id ? await getFlushRequest(db, input.tenantId, input.id) : null;
+  if (existing) {
+    if (existing.sessionId !== input.sessionId) throw new FlushRequestConflictError(input.id ?? "");
+    return { ...existing, created: false };
+  }
+  if (input.id && (await sessionExists(db, input))) throw new FlushRequestConflictError(input.id);
+  return null;
+}
+
+async function sessionExists(db: Db, key: SessionKey): Promise<boolean> {
+  const rows = await rawQuery(db, "select 1 from sessions where tenant_id = $1 and session_id = $2", [key.tenantId, key.sessionId]);
+  return rows.length > 0;
+}
+
 const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";
 
 /**
@@ -69,6 +98,26 @@ with s as (
 insert into flush_requests (id, tenant_id, session_id, trigger, metrics, chains, settings, cursor)
 select coalesce($4::uuid, gen_random_uuid()), $1, $2, $5, $6::jsonb, $7::jsonb, $8::jsonb,
   (select coalesce(max(c.seq), 0) from captures c where c.tenant_id = $1 and c.session_id = $2)
+on conflict (id) do nothing
+returning ${REQUEST_COLUMNS}`;
+
+/**
+ * One statement: the session's stored settings (its existence check), its settings snapshot when the
+ * request brings settings ($8), and the request with cursor = the session's highest capture seq. No
+ * row back when the session is missing or a request with this id exists already.
+ */
+const CREATE_REQUEST_FOR_SESSION_SQL = `
+with s as (
+  select settings from sessions where tenant_id = $1 and session_id = $2
+), u as (
+  update sessions set settings = $7::jsonb, updated_at = now() where tenant_id = $1 and session_id = $2 and $8::boolean
+  returning 1
+)
+insert into flush_requests (id, tenant_id, session_id, trigger, metrics, chains, settings, cursor)
+select coalesce($3::uuid, gen_random_uuid()), $1, $2, $4, $5::jsonb, $6::jsonb,
+  case when $8::boolean then $7::jsonb else s.settings end,
+  (select coalesce(max(c.seq), 0) from captures c where c.tenant_id = $1 and c.session_id = $2)
+from s
 on conflict (id) do nothing
 returning ${REQUEST_COLUMNS}`;
 

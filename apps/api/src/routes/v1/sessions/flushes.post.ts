@@ -1,11 +1,12 @@
 /**
  * POST /v1/sessions/{sessionId}/flushes: record a flush request and enqueue the session's job. The
- * request row is written first (with cursor = the session's highest capture seq right now), then the
- * job carries only that row's id and cursor. Answers 202: the work happens in a worker.
+ * request row is written first, in the same statement that checks the session exists (cursor = the
+ * session's highest capture seq right now), then the job carries only that row's id and cursor.
+ * Answers 202: the work happens in a worker.
  */
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { normalizeSettings } from "@condense/core";
-import { FlushRequestConflictError, createFlushRequest, getSession } from "@condense/db";
+import { FlushRequestConflictError, createFlushRequestForSession } from "@condense/db";
 import type { AppEnv } from "../../../app-env.ts";
 import { tenantOf } from "../../../auth/tenant-auth.ts";
 import { ApiError } from "../../../errors/codes.ts";
@@ -35,25 +36,24 @@ export function registerFlushesPost(app: OpenAPIHono<AppEnv>, deps: RouteDeps): 
     const { sessionId } = c.req.valid("param");
     c.set("sessionId", sessionId);
     const body = c.req.valid("json");
-    const session = await getSession(deps.db, { tenantId, sessionId });
-    if (!session) throw new ApiError("not_found", `session ${sessionId} not found`);
-    // Settings sent with the flush become the session's snapshot; without them the stored one is used.
-    const settings = normalizeSettings(body.settings ?? session.settings);
+    // Settings sent with the flush become the session's snapshot; without them the request carries the
+    // stored ones (one statement checks that the session exists and records the request).
     let request;
     try {
-      request = await createFlushRequest(deps.db, {
+      request = await createFlushRequestForSession(deps.db, {
         tenantId,
         sessionId,
         ...(body.flushId ? { id: body.flushId } : {}),
         trigger: body.trigger,
         metrics: body.metrics ?? {},
         chains: body.chains,
-        settings,
+        ...(body.settings ? { settings: normalizeSettings(body.settings) } : {}),
       });
     } catch (err) {
       if (err instanceof FlushRequestConflictError) throw new ApiError("conflict", "this flushId is already used by another session");
       throw err;
     }
+    if (!request) throw new ApiError("not_found", `session ${sessionId} not found`);
     if (request.status === "queued") {
       try {
         await deps.queue.enqueueFlush({ tenantId, sessionId, flushRequestId: request.id, cursor: request.cursor });

@@ -76,5 +76,8 @@ describe.each(testDbKinds())("createFlushRequestForSession (%s)", (kind) => {
     await expect(createFlushRequestForSession(db, { ...blue, trigger: "manual", id })).rejects.toBeInstanceOf(FlushRequestConflictError);
     // nothing leaked across the tenant boundary
     expect(await getFlushRequest(db, "blue", id)).toBeNull();
+    // a session that does not exist is a not-found even when the id is taken
+    expect(await createFlushRequestForSession(db, { tenantId: "red", sessionId: "nobody", trigger: "manual", id })).toBeNull();
+    expect(await createFlushRequestForSession(db, { tenantId: "blue", sessionId: "nobody", trigger: "manual", id })).toBeNull();
   });
 });

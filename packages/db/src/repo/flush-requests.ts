@@ -68,12 +68,10 @@ export async function createFlushRequestForSession(db: Db, input: CreateFlushReq
   if (row) return { ...requestFromRow(row), created: true };
   // No row: the session is missing, or a request with this id exists (the rare paths read again).
   const existing = input.id ? await getFlushRequest(db, input.tenantId, input.id) : null;
-  if (existing) {
-    if (existing.sessionId !== input.sessionId) throw new FlushRequestConflictError(input.id ?? "");
-    return { ...existing, created: false };
-  }
-  if (input.id && (await sessionExists(db, input))) throw new FlushRequestConflictError(input.id);
-  return null;
+  if (existing?.sessionId === input.sessionId) return { ...existing, created: false };
+  // A missing session answers first (as a not-found); an id taken by another session or tenant is a conflict.
+  if (!(await sessionExists(db, input))) return null;
+  throw new FlushRequestConflictError(input.id ?? "");
 }
 
 async function sessionExists(db: Db, key: SessionKey): Promise<boolean> {

@@ -166,44 +166,26 @@ function printSolo(label: string, b: SoloBreakdown) {
 }
 const SOLO_HEADER = `${"mode".padEnd(34)} ${"n".padStart(3)} ${"e2e".padStart(8)} ${"summ.".padStart(8)} ${"overhead".padStart(9)} ${"request".padStart(8)} ${"enqueue".padStart(8)} ${"pickup".padStart(7)} ${"worker-own".padStart(11)} ${"detect".padStart(7)}   (ms, p50 each)`;
 
-/** The embedded default as a single developer runs it: PGlite in a data directory and the in-process queue. */
-async function runEmbeddedPglite(summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<SoloBreakdown> {
-  const dir = mkdtempSync(join(tmpdir(), "condense-bench-pglite-"));
-  const handle = await createDb(dir);
+/**
+ * Sequential flushes of one session through the in-process queue and an in-process worker, on the
+ * embedded default (PGlite in a data directory, as a single developer runs it) or on Postgres. PGlite
+ * has no second connection to LISTEN on, so its versions are seen through the worker's trace.
+ */
+async function runEmbedded(store: "pglite" | "postgres", summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<SoloBreakdown> {
+  const dir = store === "pglite" ? mkdtempSync(join(tmpdir(), "condense-bench-pglite-")) : undefined;
+  const scratch = dir ? undefined : await scratchDb();
+  const url = dir ? `pglite:${dir}` : scratch!.url;
+  const handle = await createDb(url, { max: 10 });
   const traces: FlushTrace[] = [];
-  const watch = traceWatcher();
+  const traced = dir ? traceWatcher() : undefined;
   const queue = createInProcessQueue({ catalog: condenseJobs });
-  const config = loadWorkerConfig({ DATABASE_URL: `pglite:${dir}`, WORKER_CONCURRENCY: WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "0", LOG_LEVEL: "warn", CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfigFor(summarizer, llmBaseUrl)) });
-  const runtime = await createRuntime(config, { db: handle, jobQueue: queue, onFlushTrace: (t) => { traces.push(t); watch.onTrace(t); } });
+  const config = loadWorkerConfig({ DATABASE_URL: url, WORKER_CONCURRENCY: WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "0", LOG_LEVEL: "warn", CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfigFor(summarizer, llmBaseUrl)) });
+  const runtime = await createRuntime(config, { db: handle, jobQueue: queue, onFlushTrace: (t) => { traces.push(t); traced?.onTrace(t); } });
+  let watch: VersionWatch | undefined = traced;
   try {
     await migrateDb(handle);
     await ensureTenant(handle.db, { id: TENANT });
-    await runtime.start();
-    const samples: FlushSample[] = [];
-    let v = 0;
-    for (let i = 0; i < SOLO; i++) { const r = await oneSessionFlush(handle.db, queue, watch, 1000, i, v); v++; samples.push(r); }
-    return soloBreakdown(samples.slice(3), traces);
-  } finally {
-    await watch.close();
-    await runtime.close(1000);
-    await queue.close(1000);
-    await handle.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-async function runEmbedded(summarizer: "deterministic" | "fake-llm-200ms", llmBaseUrl: string): Promise<SoloBreakdown> {
-  const scratch = await scratchDb();
-  const handle = await createDb(scratch.url, { max: 10 });
-  const traces: FlushTrace[] = [];
-  const queue = createInProcessQueue({ catalog: condenseJobs });
-  const config = loadWorkerConfig({ DATABASE_URL: scratch.url, WORKER_CONCURRENCY: WORKER_CONCURRENCY, CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "0", LOG_LEVEL: "warn", CONDENSE_SUMMARIZER_CONFIG: JSON.stringify(summarizerConfigFor(summarizer, llmBaseUrl)) });
-  const runtime = await createRuntime(config, { db: handle, jobQueue: queue, onFlushTrace: (t) => traces.push(t) });
-  let watch: VersionWatch | undefined;
-  try {
-    await migrateDb(handle);
-    await ensureTenant(handle.db, { id: TENANT });
-    watch = await versionWatcher(scratch.url);
+    watch ??= await versionWatcher(url);
     await runtime.start();
     const samples: FlushSample[] = [];
     let v = 0;
@@ -214,7 +196,8 @@ async function runEmbedded(summarizer: "deterministic" | "fake-llm-200ms", llmBa
     await runtime.close(1000);
     await queue.close(1000);
     await handle.close();
-    await scratch.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    await scratch?.drop();
   }
 }
 
@@ -284,8 +267,8 @@ async function main() {
       console.log(SOLO_HEADER);
     }
     if (!ONLY || ONLY === "embedded") {
-      for (const summarizer of SUMMARIZERS) printSolo(`embedded default (PGlite dir), ${summarizer}`, await runEmbeddedPglite(summarizer, llm.baseUrl));
-      for (const summarizer of SUMMARIZERS) printSolo(`embedded in-process queue, ${summarizer}`, await runEmbedded(summarizer, llm.baseUrl));
+      for (const summarizer of SUMMARIZERS) printSolo(`embedded default (PGlite dir), ${summarizer}`, await runEmbedded("pglite", summarizer, llm.baseUrl));
+      for (const summarizer of SUMMARIZERS) printSolo(`embedded in-process queue, ${summarizer}`, await runEmbedded("postgres", summarizer, llm.baseUrl));
     }
     if (!ONLY || ONLY === "fleet") {
       const rows: string[] = [];

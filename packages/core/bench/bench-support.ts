@@ -1,5 +1,5 @@
 /** Helpers shared by the core render benches. */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { isObject, type AgentMessage } from "../src/messages.ts";
 
 /** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
@@ -30,11 +30,13 @@ export function concatenate(messages: readonly AgentMessage[], times: number): A
  * nothing of the clone in any cache level, so per-message figures compare like with like.
  */
 const ASSUMED_L3 = 32 * 2 ** 20;
-export const L3_BYTES = lastLevelCacheBytes();
+const L3 = lastLevelCache();
+export const L3_BYTES = L3.bytes;
 /** Where L3_BYTES came from, for the method text. */
-export const L3_SOURCE = L3_BYTES === ASSUMED_L3 && !existsSync("/sys/devices/system/cpu/cpu0/cache") ? "assumed: this guest reports no cache topology" : "reported by sysfs";
+export const L3_SOURCE = L3.source;
 export const EVICT_BYTES = Math.max(96 * 2 ** 20, 3 * L3_BYTES);
-function lastLevelCacheBytes(): number {
+function lastLevelCache(): { bytes: number; source: string } {
+  const assumed = { bytes: ASSUMED_L3, source: "assumed: this guest reports no cache topology" };
   try {
     const dir = "/sys/devices/system/cpu/cpu0/cache";
     let best = 0;
@@ -44,9 +46,9 @@ function lastLevelCacheBytes(): number {
       const bytes = Number(m[1]) * ({ "": 1, K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 } as Record<string, number>)[m[2]!]!;
       best = Math.max(best, bytes);
     }
-    return best || ASSUMED_L3;
+    return best ? { bytes: best, source: "reported by sysfs" } : assumed;
   } catch {
-    return ASSUMED_L3;
+    return assumed;
   }
 }
 let evictBuffer: Int32Array | null = null;

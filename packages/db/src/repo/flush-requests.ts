@@ -7,7 +7,7 @@ import { emptyStats } from "@condense/core";
 import type { Db } from "../client.ts";
 import { date, dateOrNull, num, numOrNull, rawQuery } from "../raw-query.ts";
 import { flushRequests, type FlushRequestStatus } from "../schema/index.ts";
-import type { SessionKey } from "./sessions.ts";
+import { getSession, type SessionKey } from "./sessions.ts";
 
 export interface FlushRequest {
   id: string;
@@ -70,13 +70,8 @@ export async function createFlushRequestForSession(db: Db, input: CreateFlushReq
   const existing = input.id ? await getFlushRequest(db, input.tenantId, input.id) : null;
   if (existing?.sessionId === input.sessionId) return { ...existing, created: false };
   // A missing session answers first (as a not-found); an id taken by another session or tenant is a conflict.
-  if (!(await sessionExists(db, input))) return null;
+  if (!(await getSession(db, input))) return null;
   throw new FlushRequestConflictError(input.id ?? "");
-}
-
-async function sessionExists(db: Db, key: SessionKey): Promise<boolean> {
-  const rows = await rawQuery(db, "select 1 from sessions where tenant_id = $1 and session_id = $2", [key.tenantId, key.sessionId]);
-  return rows.length > 0;
 }
 
 const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";

@@ -59,3 +59,14 @@ export function evictCaches(): void {
   for (let i = 0; i < b.length; i += 16) { const v = b[i]! + 1; b[i] = v; s ^= v; }
   evictSink ^= s;
 }
+
+/**
+ * Extra V8 flags for the bench's child process, from `BENCH_V8_FLAGS` (space-separated), e.g.
+ * `--no-parallel-scavenge --no-parallel-compaction` to keep the clone's objects in allocation order
+ * (docs/benchmarks.md, "Session 5": the heap layout V8's parallel GC gives a large clone).
+ */
+export function v8FlagsFromEnv(): string[] {
+  const flags = (process.env.BENCH_V8_FLAGS ?? "").split(/\s+/).filter(Boolean);
+  for (const f of flags) if (!f.startsWith("--")) throw new Error(`BENCH_V8_FLAGS: "${f}" is not a flag (each must start with --)`);
+  return flags;
+}

@@ -17,11 +17,11 @@ import { readPiSession } from "../src/session-reader.ts";
 import { normalizeSettings } from "../src/settings.ts";
 import { SHARED_SESSIONS } from "../../../test/support/sessions.ts";
 import { buildCondensedState } from "../test/support/condensed-state.ts";
-import { concatenate, evictCaches } from "./bench-support.ts";
+import { concatenate, evictCaches, v8FlagsFromEnv } from "./bench-support.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc && !process.env.CONDENSE_BENCH_CHILD) {
-  const r = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const r = spawnSync(process.execPath, ["--expose-gc", ...v8FlagsFromEnv(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: "inherit", env: { ...process.env, CONDENSE_BENCH_CHILD: "1" },
   });
   process.exit(r.status ?? 1);

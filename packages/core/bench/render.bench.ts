@@ -26,12 +26,12 @@ import { reclaimPercent } from "../src/metrics.ts";
 import type { AgentMessage } from "../src/messages.ts";
 import { realSessionFiles, REPO_ROOT } from "../../../test/support/sessions.ts";
 import { buildCondensedState } from "../test/support/condensed-state.ts";
-import { concatenate, evictCaches, EVICT_BYTES, L3_BYTES, L3_SOURCE } from "./bench-support.ts";
+import { concatenate, evictCaches, v8FlagsFromEnv, EVICT_BYTES, L3_BYTES, L3_SOURCE } from "./bench-support.ts";
 
 const self = fileURLToPath(import.meta.url);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc && !process.env.CONDENSE_BENCH_CHILD) {
-  const r = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, self, ...process.argv.slice(2)], {
+  const r = spawnSync(process.execPath, ["--expose-gc", ...v8FlagsFromEnv(), ...process.execArgv, self, ...process.argv.slice(2)], {
     stdio: "inherit", env: { ...process.env, CONDENSE_BENCH_CHILD: "1" },
   });
   process.exit(r.status ?? 1);
@@ -228,7 +228,7 @@ const lscpuModel = (() => {
   const line = r.status === 0 ? r.stdout.split("\n").find((l) => l.startsWith("Model name:")) : undefined;
   return line ? line.slice("Model name:".length).trim() : undefined;
 })();
-const machine = `${lscpuModel ?? cpus[0]?.model ?? "unknown CPU"} x${cpus.length} logical, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load average during the run ${os.loadavg().map((x) => x.toFixed(1)).join("/")} (1/5/15 min; other jobs shared the 2 cores)`;
+const machine = `${lscpuModel ?? cpus[0]?.model ?? "unknown CPU"} x${cpus.length} logical, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load average during the run ${os.loadavg().map((x) => x.toFixed(1)).join("/")} (1/5/15 min; other jobs shared the 2 cores)${v8FlagsFromEnv().length ? `; V8 flags ${v8FlagsFromEnv().join(" ")}` : ""}`;
 const revision = (() => {
   const head = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" });
   const dirty = spawnSync("git", ["status", "--porcelain", "--", "packages/core/src"], { cwd: REPO_ROOT, encoding: "utf8" });

@@ -61,9 +61,9 @@ export function evictCaches(): void {
 }
 
 /**
- * Extra V8 flags for the bench's child process, from `BENCH_V8_FLAGS` (space-separated), e.g.
- * `--no-parallel-scavenge --no-parallel-compaction` to keep the clone's objects in allocation order
- * (docs/benchmarks.md, "Session 5": the heap layout V8's parallel GC gives a large clone).
+ * Extra V8 flags for the bench's child process, from `BENCH_V8_FLAGS` (space-separated), to see how
+ * the GC's settings move the figures, e.g. `--no-parallel-scavenge --no-parallel-compaction`, which
+ * keep a large clone's objects closer to allocation order (docs/benchmarks.md, "Session 5").
  */
 export function v8FlagsFromEnv(): string[] {
   const flags = (process.env.BENCH_V8_FLAGS ?? "").split(/\s+/).filter(Boolean);

@@ -9,16 +9,13 @@
  */
 import postgres from "postgres";
 import { Redis } from "ioredis";
+import { pct } from "./bench-stats.ts";
 
 export const IDLE_GAPS_MS = [0, 1, 5, 20, 200] as const;
 
 export interface GapLatency { gapMs: number; samples: number; selectP50: number; insertP50: number; pingP50: number; selectP10: number; pingP10: number }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-}
 
 /** `databaseUrl`: a scratch database the probe may create one table in (dropped with the database). */
 export async function measureIdleLatency(databaseUrl: string, redisUrl: string, gaps: readonly number[] = IDLE_GAPS_MS): Promise<GapLatency[]> {
@@ -51,7 +48,7 @@ export async function measureIdleLatency(databaseUrl: string, redisUrl: string, 
         await redis.ping();
         ping.push(performance.now() - t);
       }
-      out.push({ gapMs, samples, selectP50: quantile(select, 0.5), insertP50: quantile(insert, 0.5), pingP50: quantile(ping, 0.5), selectP10: quantile(select, 0.1), pingP10: quantile(ping, 0.1) });
+      out.push({ gapMs, samples, selectP50: pct(select, 50), insertP50: pct(insert, 50), pingP50: pct(ping, 50), selectP10: pct(select, 10), pingP10: pct(ping, 10) });
     }
     return out;
   } finally {

@@ -4,8 +4,7 @@
  */
 import postgres from "postgres";
 import type { FlushTrace } from "../src/index.ts";
-
-const hr = () => performance.timeOrigin + performance.now();
+import { hr } from "./bench-stats.ts";
 
 /** Resolves when a session's version passes `above`, with the time (epoch ms, high resolution) it became visible. */
 export interface VersionWatch { until(sessionId: string, above: number): Promise<number>; close(): Promise<void> }

@@ -38,6 +38,7 @@ import { spawnBenchWorker, type BenchWorker } from "./bench-workers.ts";
 import { createCountedDb } from "./counted-db.ts";
 import { startFakeLlm } from "./fake-llm.ts";
 import { profileFlushes } from "./flush-profile.ts";
+import { hr, pct } from "./bench-stats.ts";
 import { measureIdleLatency, printIdleLatency } from "./platform-latency.ts";
 import { commitEnd, traceWatcher, versionWatcher, type VersionWatch } from "./version-watch.ts";
 
@@ -52,9 +53,7 @@ const TENANT = "bench";
 const SUMMARIZERS = (process.env.BENCH_SUMMARIZERS ?? "deterministic,fake-llm-200ms").split(",") as ("deterministic" | "fake-llm-200ms")[];
 const WORKERS = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number);
 
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN; };
 const p50 = (xs: number[]) => pct(xs, 50);
-const hr = () => performance.timeOrigin + performance.now();
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : "-");
 const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
 
@@ -77,7 +76,6 @@ async function oneSessionFlush(db: Db, queue: JobQueue<CondenseJobs>, watch: Ver
   const enqueued = hr();
   return { requestId: req.id, t0, requested, enqueued, visible: await seen };
 }
-
 
 interface SoloBreakdown { stages: string; n: number; e2e: number; summarizer: number; overhead: number; request: number; enqueue: number; pickup: number; workerOwn: number; detect: number; statusOk: number }
 

@@ -30,8 +30,9 @@ import { concatenate, evictCaches, v8FlagsFromEnv, EVICT_BYTES, L3_BYTES, L3_SOU
 
 const self = fileURLToPath(import.meta.url);
 const gc = (globalThis as { gc?: () => void }).gc;
+const V8_FLAGS = v8FlagsFromEnv();
 if (!gc && !process.env.CONDENSE_BENCH_CHILD) {
-  const r = spawnSync(process.execPath, ["--expose-gc", ...v8FlagsFromEnv(), ...process.execArgv, self, ...process.argv.slice(2)], {
+  const r = spawnSync(process.execPath, ["--expose-gc", ...V8_FLAGS, ...process.execArgv, self, ...process.argv.slice(2)], {
     stdio: "inherit", env: { ...process.env, CONDENSE_BENCH_CHILD: "1" },
   });
   process.exit(r.status ?? 1);
@@ -228,7 +229,7 @@ const lscpuModel = (() => {
   const line = r.status === 0 ? r.stdout.split("\n").find((l) => l.startsWith("Model name:")) : undefined;
   return line ? line.slice("Model name:".length).trim() : undefined;
 })();
-const machine = `${lscpuModel ?? cpus[0]?.model ?? "unknown CPU"} x${cpus.length} logical, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load average during the run ${os.loadavg().map((x) => x.toFixed(1)).join("/")} (1/5/15 min; other jobs shared the 2 cores)${v8FlagsFromEnv().length ? `; V8 flags ${v8FlagsFromEnv().join(" ")}` : ""}`;
+const machine = `${lscpuModel ?? cpus[0]?.model ?? "unknown CPU"} x${cpus.length} logical, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}; load average during the run ${os.loadavg().map((x) => x.toFixed(1)).join("/")} (1/5/15 min; other jobs shared the 2 cores)${V8_FLAGS.length ? `; V8 flags ${V8_FLAGS.join(" ")}` : ""}`;
 const revision = (() => {
   const head = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" });
   const dirty = spawnSync("git", ["status", "--porcelain", "--", "packages/core/src"], { cwd: REPO_ROOT, encoding: "utf8" });

@@ -44,10 +44,16 @@ export default async function setup(project: TestProject) {
       // No container runtime: fall through to PGlite / no Redis.
     }
   }
-  if (!databaseUrl) { databaseUrl = "pglite:"; source = source || "pglite"; }
+  if (!databaseUrl) {
+    databaseUrl = "pglite:";
+    source = source || "pglite";
+  }
 
   if (process.env.REQUIRE_SERVICES === "1") {
-    if (!databaseUrl.startsWith("postgres")) throw new Error("REQUIRE_SERVICES=1 but no Postgres: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)");
+    if (!databaseUrl.startsWith("postgres"))
+      throw new Error(
+        "REQUIRE_SERVICES=1 but no Postgres: set DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres)",
+      );
     if (!redisUrl) throw new Error("REQUIRE_SERVICES=1 but no Redis: set REDIS_URL (e.g. redis://127.0.0.1:6379)");
   }
   if (!redisUrl) {
@@ -56,5 +62,7 @@ export default async function setup(project: TestProject) {
   project.provide("databaseUrl", databaseUrl);
   project.provide("redisUrl", redisUrl);
   project.provide("servicesSource", source);
-  return async () => { for (const t of teardowns) await t(); };
+  return async () => {
+    for (const t of teardowns) await t();
+  };
 }

@@ -30,7 +30,12 @@ function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-export async function startFleet(adminDatabaseUrl: string, redisUrl: string, summarizerConfig: string, workerCount = 2): Promise<FleetStack> {
+export async function startFleet(
+  adminDatabaseUrl: string,
+  redisUrl: string,
+  summarizerConfig: string,
+  workerCount = 2,
+): Promise<FleetStack> {
   const suffix = randomBytes(4).toString("hex");
   const dbName = `condense_e2e_${suffix}`;
   const prefix = `condense-e2e-${suffix}`;
@@ -40,12 +45,20 @@ export async function startFleet(adminDatabaseUrl: string, redisUrl: string, sum
   const workers: ChildProcess[] = [];
   let server: RunningServer | undefined;
   const stop = async () => {
-    await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
-      if (w.exitCode !== null) return resolve();
-      w.once("exit", () => resolve());
-      w.kill("SIGTERM");
-      setTimeout(() => { w.kill("SIGKILL"); resolve(); }, 15_000).unref();
-    })));
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.exitCode !== null) return resolve();
+            w.once("exit", () => resolve());
+            w.kill("SIGTERM");
+            setTimeout(() => {
+              w.kill("SIGKILL");
+              resolve();
+            }, 15_000).unref();
+          }),
+      ),
+    );
     await server?.close().catch(() => {});
     const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2 });
     try {
@@ -95,8 +108,14 @@ export async function startFleet(adminDatabaseUrl: string, redisUrl: string, sum
       workers.push(w);
       await new Promise<void>((resolve, reject) => {
         const t = setTimeout(() => reject(new Error(`worker ${i} did not report ready`)), 60_000);
-        w.once("message", () => { clearTimeout(t); resolve(); });
-        w.once("exit", (code) => { clearTimeout(t); reject(new Error(`worker ${i} exited with ${code}`)); });
+        w.once("message", () => {
+          clearTimeout(t);
+          resolve();
+        });
+        w.once("exit", (code) => {
+          clearTimeout(t);
+          reject(new Error(`worker ${i} exited with ${code}`));
+        });
       });
     }
     const waitIdle = async (timeoutMs = 90_000) => {
@@ -104,7 +123,9 @@ export async function startFleet(adminDatabaseUrl: string, redisUrl: string, sum
       try {
         const until = Date.now() + timeoutMs;
         while (Date.now() < until) {
-          const [row] = await sql<{ n: number }[]>`select count(*)::int as n from flush_requests where status = 'queued'`;
+          const [row] = await sql<
+            { n: number }[]
+          >`select count(*)::int as n from flush_requests where status = 'queued'`;
           if ((row?.n ?? 0) === 0) return true;
           await new Promise((r) => setTimeout(r, 250));
         }

@@ -1,33 +1,78 @@
 /**
  * Condense proven with the real pi agent (0.73.1), headless (`--mode json`), against a fake
- * OpenAI-compatible LLM, in both deployments: embedded (PGlite, in-process worker and API inside the pi
- * process) and fleet (API server + two worker processes on Postgres and Redis). One scripted session:
+ * OpenAI-compatible LLM, in both deployments: the per-user local service (PGlite, worker and API in one
+ * detached process the extension starts, over a Unix socket) and fleet (API server + two worker processes on Postgres and Redis). One scripted session:
  * four closed chains (one with a failing command and parallel calls), one long chain that recovers an
- * older output with context_tree_query, then a second process resuming the same session file.
+ * older output with context_tree_query, then a second process resuming the same session file (and, when
+ * the chain stage's state has not reached that short run yet, one more short turn, as a user would send).
  * Everything is asserted from what the fake LLM received and from the flush_metrics table.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { localServiceHost } from "@condense/client";
 import { createDb } from "@condense/db";
 import postgres from "postgres";
-import { startFakeLlm, textOf, type FakeLlm, type RecordedRequest } from "./fake-llm.ts";
+import { startFakeLlm, textOf, type FakeLlm, type RecordedRequest } from "@condense/test-support/fake-llm";
 import { startFleet, type FleetStack } from "./fleet-stack.ts";
-import { chainIds, maxAgentGapMs, pairingProblems, prefixReport, stubRefs, summaryTexts } from "./request-checks.ts";
+import { chainIds, isPrefix, pairingProblems, prefixReport, stubRefs, summaryTexts } from "./request-checks.ts";
 import { SCENARIOS } from "./scenario.ts";
-import { embeddedPgliteDir, fakeSummarizerConfig, runScenario, type ScenarioResult } from "./scenario-run.ts";
+import { SERVICE_DAEMON, stopLocalService, waitLocalIdle } from "./local-service-support.ts";
+import {
+  embeddedPgliteDir,
+  fakeSummarizerConfig,
+  localDataDir,
+  runScenario,
+  type ScenarioResult,
+} from "./scenario-run.ts";
 
 const SUMMARIZER_DELAY_MS = 2_000;
 
-interface FlushRow { trigger: string; request_trigger: string; outcome: string; worker_id: string | null }
-interface RequestRow { trigger: string; status: string }
-interface Observed { requests: RecordedRequest[]; rows: FlushRow[]; flushRequests: RequestRow[]; result: ScenarioResult }
+interface FlushRow {
+  trigger: string;
+  request_trigger: string;
+  outcome: string;
+  worker_id: string | null;
+}
+interface RequestRow {
+  trigger: string;
+  status: string;
+}
+interface Observed {
+  requests: RecordedRequest[];
+  rows: FlushRow[];
+  flushRequests: RequestRow[];
+  result: ScenarioResult;
+}
 
-const METRICS_SQL = "select m.trigger, r.trigger as request_trigger, m.outcome, m.worker_id from flush_metrics m join flush_requests r on r.id = m.flush_request_id order by m.id";
+const METRICS_SQL =
+  "select m.trigger, r.trigger as request_trigger, m.outcome, m.worker_id from flush_metrics m join flush_requests r on r.id = m.flush_request_id order by m.id";
 const REQUESTS_SQL = "select trigger, status from flush_requests order by requested_at";
 
-function agentRequests(o: Observed, run: "first" | "resume"): RecordedRequest[] {
-  return o.requests.filter((r) => r.kind === "agent" && (run === "resume" ? r.scenario === "P6" : r.scenario !== "P6"));
+const RESUMED = new Set(["P6", "P7"]);
+
+/** The first process's agent requests (P1-P5), or those of every process after it (P6, short P7 turns). */
+function agentRequests(requests: RecordedRequest[], run: "first" | "resume"): RecordedRequest[] {
+  return requests.filter((r) => r.kind === "agent" && RESUMED.has(r.scenario ?? "") === (run === "resume"));
 }
+
+/** The agent requests per pi process: the first run, the resume, then each short turn (its steps restart at 0). */
+function perProcess(requests: RecordedRequest[]): RecordedRequest[][] {
+  const runs = [agentRequests(requests, "first"), agentRequests(requests, "resume").filter((r) => r.scenario === "P6")];
+  for (const r of agentRequests(requests, "resume").filter((x) => x.scenario === "P7")) {
+    if (r.step === 0) runs.push([]);
+    runs.at(-1)!.push(r);
+  }
+  return runs;
+}
+
+function resumedSawChain(requests: RecordedRequest[]): boolean {
+  return agentRequests(requests, "resume").some((r) => chainIds(r.body.messages).length >= 1);
+}
+
+/** Both deployments: at most three short turns after the resume until a compressed chain has reached the model. */
+const MORE_TURNS = (llm: FakeLlm) => ({ max: 3, until: () => resumedSawChain(llm.requests) });
 
 /** The tool message that answers the first context_tree_query call, with the ref asked for. */
 function firstQueryAnswer(requests: RecordedRequest[]): { ref: string; text: string } | null {
@@ -50,7 +95,10 @@ function originalOutput(requests: RecordedRequest[], command: string): string | 
   for (const r of requests) {
     const msgs = r.body.messages;
     for (let i = 0; i < msgs.length; i++) {
-      const call = msgs[i]!.tool_calls?.find((c) => c.function.name === "bash" && (JSON.parse(c.function.arguments) as { command: string }).command === command);
+      const call = msgs[i]!.tool_calls?.find(
+        (c) =>
+          c.function.name === "bash" && (JSON.parse(c.function.arguments) as { command: string }).command === command,
+      );
       if (!call) continue;
       const result = msgs.slice(i + 1).find((m) => m.role === "tool" && m.tool_call_id === call.id);
       const text = result ? textOf(result.content) : "";
@@ -65,6 +113,34 @@ function footers(texts: string[]): string[] {
 }
 
 function scenarioChecks(get: () => Observed): void {
+  it("a compressed chain reaches the model in the resumed run and stays", () => {
+    const o = get();
+    // A compressed chain reaches the model after the resume. Not necessarily by its first request: the
+    // resumed pi never waits for its first sync (session_start returns at once), so on a loaded host the
+    // state with the chain can land a request or two later than the stubs did, or after the short resumed
+    // run (then one more short turn shows it). Once it has arrived it stays in every later request.
+    const resumed = agentRequests(o.requests, "resume");
+    const first = resumed.findIndex((r) => chainIds(r.body.messages).length >= 1);
+    expect(first).toBeGreaterThanOrEqual(0);
+    for (const r of resumed.slice(first)) expect(chainIds(r.body.messages).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("the resumed process's first request is condensed like the previous process's last (local state cache)", () => {
+    const o = get();
+    // The resumed pi does not wait for its first sync; its first render uses the state the previous
+    // process last applied, read from Condense's state cache, instead of passing the raw context through.
+    const last = agentRequests(o.requests, "first").at(-1)!;
+    const resumed = agentRequests(o.requests, "resume")[0]!;
+    const size = (r: RecordedRequest) =>
+      `${JSON.stringify(r.body.messages).length} chars, ${stubRefs(r.body.messages).length} stubs, ${chainIds(r.body.messages).length} chains`;
+    console.info(`resume: previous process's last request ${size(last)}; resumed first request ${size(resumed)}`);
+    expect(stubRefs(last.body.messages).length).toBeGreaterThan(0);
+    expect(stubRefs(resumed.body.messages)).toEqual(stubRefs(last.body.messages));
+    expect(chainIds(resumed.body.messages)).toEqual(chainIds(last.body.messages));
+    // The same render of the same history: the provider's cached prefix survives the resume.
+    expect(isPrefix(last.body.messages, resumed.body.messages)).toBe(true);
+  });
+
   it("every request the agent sent has valid tool pairing", () => {
     const o = get();
     const agent = o.requests.filter((r) => r.kind === "agent");
@@ -74,7 +150,7 @@ function scenarioChecks(get: () => Observed): void {
 
   it("older tool outputs arrive as stubs with tN refs (or inside a compressed chain)", () => {
     const o = get();
-    const last = agentRequests(o, "resume").at(-1)!;
+    const last = agentRequests(o.requests, "resume").at(-1)!;
     const msgs = last.body.messages;
     const start = msgs.findIndex((m) => m.role === "user" && textOf(m.content).startsWith("SCENARIO P5"));
     expect(start).toBeGreaterThan(0);
@@ -84,9 +160,8 @@ function scenarioChecks(get: () => Observed): void {
     expect(stubbed.length).toBeGreaterThan(0);
     expect(older.filter((m) => !stubbed.includes(m))).toEqual([]);
     expect(stubRefs(msgs).length).toBeGreaterThanOrEqual(5);
-    expect(chainIds(msgs).length).toBeGreaterThanOrEqual(1);
     // The first run already saw stubs and summaries arrive (off the critical path, mid-run).
-    expect(agentRequests(o, "first").some((r) => stubRefs(r.body.messages).length > 0)).toBe(true);
+    expect(agentRequests(o.requests, "first").some((r) => stubRefs(r.body.messages).length > 0)).toBe(true);
   });
 
   it("each summary is present exactly once, and summaries do reach the model", () => {
@@ -113,9 +188,12 @@ function scenarioChecks(get: () => Observed): void {
     const o = get();
     let kept = 0;
     let breaks = 0;
-    for (const run of ["first", "resume"] as const) {
-      const report = prefixReport(agentRequests(o, run));
-      expect(report.breaks.filter((b) => !b.explained), run).toEqual([]);
+    for (const [i, run] of perProcess(o.requests).entries()) {
+      const report = prefixReport(run);
+      expect(
+        report.breaks.filter((b) => !b.explained),
+        `pi process ${i + 1}`,
+      ).toEqual([]);
       kept += report.kept;
       breaks += report.breaks.length;
     }
@@ -156,23 +234,48 @@ function scenarioChecks(get: () => Observed): void {
     const summaries = o.requests.filter((r) => r.kind === "summarizer" || r.kind === "fusion");
     expect(summaries.length).toBeGreaterThan(0);
     for (const s of summaries) expect(s.respondedAt - s.receivedAt).toBeGreaterThanOrEqual(SUMMARIZER_DELAY_MS - 5);
-    for (const run of ["first", "resume"] as const) {
-      // Tool time is at most ~0.4 s per turn here; an in-turn summarizer would add its 2 s.
-      expect(maxAgentGapMs(agentRequests(o, run)), run).toBeLessThan(SUMMARIZER_DELAY_MS - 200);
-    }
+    // No wall-clock threshold (a loaded CI host stalls pi itself for seconds): the proof is structural.
+    // An in-turn summarizer would block the agent for the whole call, so no agent request could arrive
+    // while a summarizer request is in flight; here they do.
     // And summarization really ran while the agent was working.
     const agent = o.requests.filter((r) => r.kind === "agent");
-    const overlapped = summaries.some((s) => agent.some((a) => a.receivedAt > s.receivedAt && a.receivedAt < s.respondedAt));
+    const overlapped = summaries.some((s) =>
+      agent.some((a) => a.receivedAt > s.receivedAt && a.receivedAt < s.respondedAt),
+    );
     expect(overlapped).toBe(true);
   });
 }
 
-describe("real pi agent + Condense, embedded mode", () => {
+describe("real pi agent + Condense, local service mode", () => {
   let llm: FakeLlm;
   let observed: Observed;
   beforeAll(async () => {
     llm = await startFakeLlm({ scenarios: SCENARIOS, summarizerDelayMs: SUMMARIZER_DELAY_MS });
-    const result = await runScenario(llm, {});
+    // A user's service is normally up already (started by an earlier pi or `condense service start`);
+    // a cold start (seconds of PGlite set-up, more on a loaded machine) would outlast the first short
+    // pi run, which does not wait for it. Cold starts are covered by pi-local-service.e2e.test.ts.
+    const root = mkdtempSync(join(tmpdir(), "condense-e2e-"));
+    const dataDir = join(root, "agent", "condense");
+    await localServiceHost({
+      dataDir,
+      command: { file: process.execPath, args: [SERVICE_DAEMON] },
+      env: { ...process.env, CONDENSE_SUMMARIZER_CONFIG: fakeSummarizerConfig(llm) },
+      startTimeoutMs: 120_000,
+    }).ensure();
+    // As in fleet mode, the user comes back once the service has drained its queue.
+    const result = await runScenario(
+      llm,
+      {},
+      {
+        root,
+        betweenRuns: async (sessionId) => {
+          await waitLocalIdle(dataDir, sessionId);
+        },
+        moreTurns: MORE_TURNS(llm),
+      },
+    );
+    // The local service outlives pi and owns its data directory: stop it before reading the database.
+    await stopLocalService(localDataDir(result.home));
     const db = await createDb(`pglite:${embeddedPgliteDir(result.home)}`);
     try {
       const rows = await db.pglite!.query<FlushRow>(METRICS_SQL);
@@ -192,7 +295,8 @@ describe("real pi agent + Condense, embedded mode", () => {
 const databaseUrl = inject("databaseUrl");
 const redisUrl = inject("redisUrl");
 const fleetReady = databaseUrl.startsWith("postgres") && redisUrl !== "";
-if (!fleetReady) console.warn("!!! pi-agent e2e fleet mode SKIPPED: it needs a real Postgres and Redis (DATABASE_URL, REDIS_URL) !!!");
+if (!fleetReady)
+  console.warn("!!! pi-agent e2e fleet mode SKIPPED: it needs a real Postgres and Redis (DATABASE_URL, REDIS_URL) !!!");
 
 describe.skipIf(!fleetReady)("real pi agent + Condense, fleet mode (API + 2 workers on Postgres and Redis)", () => {
   let llm: FakeLlm;
@@ -203,7 +307,16 @@ describe.skipIf(!fleetReady)("real pi agent + Condense, fleet mode (API + 2 work
     fleet = await startFleet(databaseUrl, redisUrl, fakeSummarizerConfig(llm), 2);
     const f = fleet;
     // The user comes back once the fleet has drained its queue (as a later resume would find it).
-    const result = await runScenario(llm, { CONDENSE_URL: f.url, CONDENSE_API_KEY: f.apiKey }, { betweenRuns: async () => { await f.waitIdle(); } });
+    const result = await runScenario(
+      llm,
+      { CONDENSE_URL: f.url, CONDENSE_API_KEY: f.apiKey },
+      {
+        betweenRuns: async () => {
+          await f.waitIdle();
+        },
+        moreTurns: MORE_TURNS(llm),
+      },
+    );
     // Let in-flight flushes finish before reading their rows.
     await f.waitIdle();
     const sql = postgres(fleet.databaseUrl, { max: 1, onnotice: () => {} });

@@ -14,42 +14,100 @@ export const REPO = resolve(here, "../..");
 export const PI_BIN = join(REPO, "packages/pi-extension/node_modules/.bin/pi");
 export const EXTENSION_DIR = join(REPO, "packages/pi-extension");
 
-export interface PiHome { root: string; agentDir: string; workDir: string; sessionDir: string }
+export interface PiHome {
+  root: string;
+  agentDir: string;
+  workDir: string;
+  sessionDir: string;
+}
 
-export function preparePiHome(root: string, fakeBaseUrl: string, condenseSettings: Record<string, unknown>, contextWindow: number): PiHome {
+/** `piSettings` is merged over the defaults below (e.g. `{ compaction: { enabled: true, ... } }`). */
+export function preparePiHome(
+  root: string,
+  fakeBaseUrl: string,
+  condenseSettings: Record<string, unknown>,
+  contextWindow: number,
+  piSettings: Record<string, unknown> = {},
+): PiHome {
   const agentDir = join(root, "agent");
   const workDir = join(root, "work");
   const sessionDir = join(root, "sessions");
   for (const d of [agentDir, workDir, sessionDir]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(agentDir, "models.json"), JSON.stringify({
-    providers: {
-      fake: {
-        baseUrl: fakeBaseUrl,
-        api: "openai-completions",
-        apiKey: "fake-key",
-        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: "fake-model", name: "Fake Model", reasoning: false, input: ["text"], contextWindow, maxTokens: 4096, cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 } }],
+  writeFileSync(
+    join(agentDir, "models.json"),
+    JSON.stringify(
+      {
+        providers: {
+          fake: {
+            baseUrl: fakeBaseUrl,
+            api: "openai-completions",
+            apiKey: "fake-key",
+            compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+            models: [
+              {
+                id: "fake-model",
+                name: "Fake Model",
+                reasoning: false,
+                input: ["text"],
+                contextWindow,
+                maxTokens: 4096,
+                cost: { input: 1, output: 2, cacheRead: 0, cacheWrite: 0 },
+              },
+            ],
+          },
+        },
       },
-    },
-  }, null, 2));
-  writeFileSync(join(agentDir, "settings.json"), JSON.stringify({
-    retry: { enabled: false },
-    compaction: { enabled: false },
-    condense: condenseSettings,
-  }, null, 2) + "\n");
+      null,
+      2,
+    ),
+  );
+  writeFileSync(
+    join(agentDir, "settings.json"),
+    `${JSON.stringify(
+      {
+        retry: { enabled: false },
+        compaction: { enabled: false },
+        condense: condenseSettings,
+        ...piSettings,
+      },
+      null,
+      2,
+    )}\n`,
+  );
   return { root, agentDir, workDir, sessionDir };
 }
 
-export interface PiRun { code: number | null; stdout: string; stderr: string; events: Record<string, unknown>[]; ms: number }
+export interface PiRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  events: Record<string, unknown>[];
+  ms: number;
+}
 
-export function runPi(home: PiHome, prompts: string[], env: Record<string, string>, extraArgs: string[] = [], timeoutMs = 240_000): Promise<PiRun> {
+export function runPi(
+  home: PiHome,
+  prompts: string[],
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+  timeoutMs = 240_000,
+): Promise<PiRun> {
   const args = [
-    "--mode", "json",
-    "--model", "fake/fake-model",
-    "--thinking", "off",
-    "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-context-files", "--no-themes",
-    "-e", EXTENSION_DIR,
-    "--session-dir", home.sessionDir,
+    "--mode",
+    "json",
+    "--model",
+    "fake/fake-model",
+    "--thinking",
+    "off",
+    "--no-extensions",
+    "--no-skills",
+    "--no-prompt-templates",
+    "--no-context-files",
+    "--no-themes",
+    "-e",
+    EXTENSION_DIR,
+    "--session-dir",
+    home.sessionDir,
     ...extraArgs,
     ...prompts,
   ];
@@ -69,16 +127,30 @@ export function runPi(home: PiHome, prompts: string[], env: Record<string, strin
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on("data", (d: Buffer) => { stderr += d.toString(); });
-    const timer = setTimeout(() => { child.kill("SIGKILL"); reject(new Error(`pi timed out after ${timeoutMs} ms\n${stderr.slice(-3000)}`)); }, timeoutMs);
-    child.on("error", (err) => { clearTimeout(timer); reject(err); });
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`pi timed out after ${timeoutMs} ms\n${stderr.slice(-3000)}`));
+    }, timeoutMs);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.on("close", (code) => {
       clearTimeout(timer);
       const events: Record<string, unknown>[] = [];
       for (const line of stdout.split("\n")) {
         if (!line.trim()) continue;
-        try { events.push(JSON.parse(line) as Record<string, unknown>); } catch { /* not an event line */ }
+        try {
+          events.push(JSON.parse(line) as Record<string, unknown>);
+        } catch {
+          /* not an event line */
+        }
       }
       resolveRun({ code, stdout, stderr, events, ms: Date.now() - started });
     });
@@ -95,6 +167,7 @@ export function sessionFileIn(sessionDir: string): string {
     }
   };
   walk(sessionDir);
-  if (files.length !== 1) throw new Error(`expected one session file in ${sessionDir}, found ${files.length}: ${files.join(", ")}`);
+  if (files.length !== 1)
+    throw new Error(`expected one session file in ${sessionDir}, found ${files.length}: ${files.join(", ")}`);
   return files[0]!;
 }

@@ -6,7 +6,7 @@
  */
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { startFakeLlm } from "./fake-llm.ts";
+import { startFakeLlm } from "@condense/test-support/fake-llm";
 import { REPO } from "./pi-runner.ts";
 import { SCENARIOS } from "./scenario.ts";
 import { runScenario } from "./scenario-run.ts";

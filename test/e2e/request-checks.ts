@@ -3,7 +3,7 @@
  * OpenAI-format bodies: tool pairing, stubs and their refs, summaries, compressed chains, the prompt-cache
  * prefix between two state changes, and the agent's waiting time.
  */
-import { textOf, type ChatMessage, type RecordedRequest } from "./fake-llm.ts";
+import { textOf, type ChatMessage, type RecordedRequest } from "@condense/test-support/fake-llm";
 
 export const STUB_REF = /^\[Condensed: [^\n]*ref `(t\d+)`/;
 export const SUMMARY_MARK = "**Condensed tool refs**";
@@ -14,7 +14,10 @@ export function pairingProblems(messages: ChatMessage[]): string[] {
   const problems: string[] = [];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
-    if (m.role === "tool") { problems.push(`#${i}: tool message ${m.tool_call_id} without a preceding call`); continue; }
+    if (m.role === "tool") {
+      problems.push(`#${i}: tool message ${m.tool_call_id} without a preceding call`);
+      continue;
+    }
     if (m.role !== "assistant" || !m.tool_calls?.length) continue;
     const open = new Set(m.tool_calls.map((c) => c.id));
     let j = i + 1;
@@ -40,12 +43,15 @@ export function stubRefs(messages: ChatMessage[]): string[] {
 
 /** Texts of the user-role messages that carry Condense summaries. */
 export function summaryTexts(messages: ChatMessage[]): string[] {
-  return messages.filter((m) => m.role === "user" && textOf(m.content).includes(SUMMARY_MARK)).map((m) => textOf(m.content));
+  return messages
+    .filter((m) => m.role === "user" && textOf(m.content).includes(SUMMARY_MARK))
+    .map((m) => textOf(m.content));
 }
 
 export function chainIds(messages: ChatMessage[]): string[] {
   const out: string[] = [];
-  for (const m of messages) if (m.role === "user") for (const hit of textOf(m.content).matchAll(CHAIN_MARK)) out.push(hit[1]!);
+  for (const m of messages)
+    if (m.role === "user") for (const hit of textOf(m.content).matchAll(CHAIN_MARK)) out.push(hit[1]!);
   return out;
 }
 
@@ -64,7 +70,11 @@ export function isPrefix(prev: ChatMessage[], next: ChatMessage[]): boolean {
   return true;
 }
 
-export interface PrefixReport { pairs: number; kept: number; breaks: { index: number; explained: boolean }[] }
+export interface PrefixReport {
+  pairs: number;
+  kept: number;
+  breaks: { index: number; explained: boolean }[];
+}
 
 /**
  * For consecutive agent requests of one process: the previous request's messages must be a byte-identical
@@ -76,15 +86,11 @@ export function prefixReport(agent: RecordedRequest[]): PrefixReport {
     const prev = agent[i - 1]!.body.messages;
     const next = agent[i]!.body.messages;
     report.pairs++;
-    if (isPrefix(prev, next)) { report.kept++; continue; }
+    if (isPrefix(prev, next)) {
+      report.kept++;
+      continue;
+    }
     report.breaks.push({ index: i, explained: condensationLevel(next) > condensationLevel(prev) });
   }
   return report;
-}
-
-/** The longest time the agent's next request came after the previous answer (tool time included). */
-export function maxAgentGapMs(agent: RecordedRequest[]): number {
-  let max = 0;
-  for (let i = 1; i < agent.length; i++) max = Math.max(max, agent[i]!.receivedAt - agent[i - 1]!.respondedAt);
-  return max;
 }

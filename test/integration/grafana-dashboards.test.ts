@@ -15,7 +15,7 @@ import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createDb, createScratchDatabase, migrateDb, type ScratchDatabase } from "@condense/db";
 import { parse as parseYaml } from "yaml";
-import { REPO_ROOT } from "../support/sessions.ts";
+import { REPO_ROOT } from "@condense/test-support/sessions";
 
 // ---------------------------------------------------------------------------------------------
 // Grafana macro and template-variable expansion (the Postgres datasource's semantics).
@@ -48,7 +48,11 @@ function splitArgs(s: string): string[] {
     if (ch === "'") quote = !quote;
     if (!quote && ch === "(") depth++;
     if (!quote && ch === ")") depth--;
-    if (!quote && depth === 0 && ch === ",") { out.push(cur.trim()); cur = ""; continue; }
+    if (!quote && depth === 0 && ch === ",") {
+      out.push(cur.trim());
+      cur = "";
+      continue;
+    }
     cur += ch;
   }
   if (cur.trim().length > 0) out.push(cur.trim());
@@ -66,11 +70,13 @@ function interpolateVars(sql: string, ctx: ExpandContext): string {
     const v = ctx.vars[name]!;
     return Array.isArray(v) ? v.map(sqlString).join(",") : v;
   };
-  return sql
-    .replace(/\$\{(\w+)(?::(\w+))?\}/g, (_, n: string, f?: string) => value(n, f))
-    .replace(/\[\[(\w+)\]\]/g, (_, n: string) => value(n))
-    // Plain $var, but not the $__macros (handled next).
-    .replace(/\$(?!__(?:time|unixEpoch))(\w+)/g, (_, n: string) => value(n));
+  return (
+    sql
+      .replace(/\$\{(\w+)(?::(\w+))?\}/g, (_, n: string, f?: string) => value(n, f))
+      .replace(/\[\[(\w+)\]\]/g, (_, n: string) => value(n))
+      // Plain $var, but not the $__macros (handled next).
+      .replace(/\$(?!__(?:time|unixEpoch))(\w+)/g, (_, n: string) => value(n))
+  );
 }
 
 export function expandGrafanaSql(sql: string, ctx: ExpandContext): string {
@@ -78,7 +84,8 @@ export function expandGrafanaSql(sql: string, ctx: ExpandContext): string {
   const fromS = Math.floor(ctx.from.getTime() / 1000);
   const toS = Math.floor(ctx.to.getTime() / 1000);
   const iso = (d: Date) => `'${d.toISOString()}'`;
-  const macro = /\$__(timeFilter|timeFrom|timeTo|timeGroupAlias|timeGroup|unixEpochFilter|unixEpochFrom|unixEpochTo|timeEpoch|time)\(/;
+  const macro =
+    /\$__(timeFilter|timeFrom|timeTo|timeGroupAlias|timeGroup|unixEpochFilter|unixEpochFrom|unixEpochTo|timeEpoch|time)\(/;
   for (let guard = 0; guard < 1000; guard++) {
     const m = macro.exec(out);
     if (!m) break;
@@ -91,12 +98,21 @@ export function expandGrafanaSql(sql: string, ctx: ExpandContext): string {
     }
     if (depth !== 0) throw new Error(`unbalanced macro call: ${out.slice(m.index, m.index + 60)}`);
     const args = splitArgs(out.slice(m.index + m[0].length, i - 1));
-    const need = (n: number) => { if (args.length < n) throw new Error(`$__${m[1]} needs ${n} argument(s)`); };
+    const need = (n: number) => {
+      if (args.length < n) throw new Error(`$__${m[1]} needs ${n} argument(s)`);
+    };
     let rep: string;
     switch (m[1]) {
-      case "timeFilter": need(1); rep = `${args[0]} BETWEEN ${iso(ctx.from)} AND ${iso(ctx.to)}`; break;
-      case "timeFrom": rep = iso(ctx.from); break;
-      case "timeTo": rep = iso(ctx.to); break;
+      case "timeFilter":
+        need(1);
+        rep = `${args[0]} BETWEEN ${iso(ctx.from)} AND ${iso(ctx.to)}`;
+        break;
+      case "timeFrom":
+        rep = iso(ctx.from);
+        break;
+      case "timeTo":
+        rep = iso(ctx.to);
+        break;
       case "timeGroup":
       case "timeGroupAlias": {
         need(2);
@@ -105,24 +121,57 @@ export function expandGrafanaSql(sql: string, ctx: ExpandContext): string {
         if (m[1] === "timeGroupAlias") rep += ` AS "time"`;
         break;
       }
-      case "unixEpochFilter": need(1); rep = `${args[0]} >= ${fromS} AND ${args[0]} <= ${toS}`; break;
-      case "unixEpochFrom": rep = String(fromS); break;
-      case "unixEpochTo": rep = String(toS); break;
-      case "timeEpoch": need(1); rep = `extract(epoch from ${args[0]}) AS "time"`; break;
-      default: need(1); rep = `${args[0]} AS "time"`;
+      case "unixEpochFilter":
+        need(1);
+        rep = `${args[0]} >= ${fromS} AND ${args[0]} <= ${toS}`;
+        break;
+      case "unixEpochFrom":
+        rep = String(fromS);
+        break;
+      case "unixEpochTo":
+        rep = String(toS);
+        break;
+      case "timeEpoch":
+        need(1);
+        rep = `extract(epoch from ${args[0]}) AS "time"`;
+        break;
+      default:
+        need(1);
+        rep = `${args[0]} AS "time"`;
     }
     out = out.slice(0, m.index) + rep + out.slice(i);
   }
-  if (/\$__|\$\w|\[\[\w+\]\]/.test(out.replace(/'[^']*'/g, ""))) throw new Error(`unexpanded macro or variable left in:\n${out}`);
+  if (/\$__|\$\w|\[\[\w+\]\]/.test(out.replace(/'[^']*'/g, "")))
+    throw new Error(`unexpanded macro or variable left in:\n${out}`);
   return out;
 }
 
 // ---------------------------------------------------------------------------------------------
 // The dashboards and what each Postgres query must return.
 
-interface Target { refId: string; datasource?: { type?: string; uid?: string }; rawSql?: string; expr?: string; format?: string }
-interface Panel { id: number; title: string; type: string; datasource?: { type?: string; uid?: string }; targets?: Target[]; panels?: Panel[] }
-interface Dashboard { uid: string; title: string; panels: Panel[]; templating: { list: { name: string; query: string; multi?: boolean; includeAll?: boolean; datasource?: { uid?: string } }[] } }
+interface Target {
+  refId: string;
+  datasource?: { type?: string; uid?: string };
+  rawSql?: string;
+  expr?: string;
+  format?: string;
+}
+interface Panel {
+  id: number;
+  title: string;
+  type: string;
+  datasource?: { type?: string; uid?: string };
+  targets?: Target[];
+  panels?: Panel[];
+}
+interface Dashboard {
+  uid: string;
+  title: string;
+  panels: Panel[];
+  templating: {
+    list: { name: string; query: string; multi?: boolean; includeAll?: boolean; datasource?: { uid?: string } }[];
+  };
+}
 
 const DASHBOARD_DIR = join(REPO_ROOT, "infra/grafana/dashboards");
 const dashboards: Dashboard[] = readdirSync(DASHBOARD_DIR)
@@ -141,7 +190,18 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
   "condense-fleet / Summarizer cost / A": ["cost_usd"],
   "condense-fleet / Dedup hit rate / A": ["dedup_hit_pct"],
   "condense-fleet / Fidelity score / A": ["fidelity"],
-  "condense-fleet / Flush outcomes / A": ["time", "summarized", "skipped_oversized", "skipped_deduped", "skipped_trivial", "empty", "error"],
+  "condense-fleet / Flush outcomes / A": [
+    "time",
+    "summarized",
+    "skipped_oversized",
+    "skipped_deduped",
+    "skipped_trivial",
+    "empty",
+    "error",
+    "coalesced",
+  ],
+  "condense-fleet / Flush requests by trigger / A": ["time", "metric", "requests"],
+  "condense-fleet / Render diagnostics by kind / A": ["time", "metric", "diagnostics"],
   "condense-fleet / Reclaim / A (series)": ["time", "reclaim_pct"],
   "condense-fleet / Flush latency / A": ["time", "run_p50_ms", "run_p99_ms", "queue_wait_p50_ms", "queue_wait_p99_ms"],
   "condense-fleet / Summarizer cost / A (series)": ["time", "cost_usd"],
@@ -151,21 +211,76 @@ const EXPECTED_COLUMNS: Record<string, string[]> = {
   "condense-fleet / Queued flush requests / A": ["queued"],
   "condense-fleet / Recovery rate by tool / A": ["tool", "condensed_calls", "recoveries", "recovery_rate_pct"],
   "condense-fleet / Recoveries by tool / A": ["time", "metric", "recoveries"],
-  "condense-fleet / Sessions by raw volume / A": ["tenant", "session", "flushes", "raw_chars", "summary_chars", "reclaim_pct", "cost_usd", "last_flush"],
+  "condense-fleet / Sessions by raw volume / A": [
+    "tenant",
+    "session",
+    "flushes",
+    "raw_chars",
+    "summary_chars",
+    "reclaim_pct",
+    "cost_usd",
+    "last_flush",
+  ],
   "condense-fleet / Chains compressed / A": ["time", "chains"],
-  "condense-session / Session state / A": ["state_version", "refs_minted", "summaries", "chains", "summarizer_calls", "summarizer_cost_usd", "last_capture_at", "last_flush_at"],
+  "condense-fleet / Cache economics by model / A": [
+    "model",
+    "flushes",
+    "cache_write_tokens",
+    "cache_read_saved_tokens",
+    "saved_per_written",
+  ],
+  "condense-session / Session state / A": [
+    "state_version",
+    "refs_minted",
+    "summaries",
+    "chains",
+    "summarizer_calls",
+    "summarizer_cost_usd",
+    "last_capture_at",
+    "last_flush_at",
+  ],
   "condense-session / Captures by status / A": ["status", "captures"],
   "condense-session / Raw vs summary characters / A": ["time", "raw_chars", "summary_chars"],
   "condense-session / Flush run time and queue wait / A": ["time", "run_ms", "queue_wait_ms"],
-  "condense-session / Flush attempts / A": ["time", "trigger", "outcome", "reason", "attempt", "attempted_calls", "dedup_hits", "raw_chars", "summary_chars", "model", "body_source", "fidelity_score", "cost_usd", "run_ms", "queue_wait_ms", "worker_id"],
-  "condense-session / Flush requests / A": ["time", "trigger", "status", "cursor", "committed_version", "completed_at", "latency_ms"],
+  "condense-session / Flush attempts / A": [
+    "time",
+    "trigger",
+    "outcome",
+    "reason",
+    "attempt",
+    "attempted_calls",
+    "dedup_hits",
+    "raw_chars",
+    "summary_chars",
+    "model",
+    "body_source",
+    "fidelity_score",
+    "cost_usd",
+    "run_ms",
+    "queue_wait_ms",
+    "worker_id",
+  ],
+  "condense-session / Flush requests / A": [
+    "time",
+    "trigger",
+    "status",
+    "cursor",
+    "committed_version",
+    "completed_at",
+    "latency_ms",
+  ],
   "condense-session / Condensed calls by tool / A": ["tool", "records", "summarized", "stored", "raw_chars"],
   "condense-session / Recoveries / A": ["time", "query", "tool", "key", "ref"],
   "condense-session / Chains / A": ["block_id", "compressed_at", "dropped_calls", "tool_refs", "body_source"],
   "condense-session / Diagnostics / A": ["time", "kind", "detail"],
 };
 
-interface QueryCase { key: string; sql: string; format: string; dashboard: Dashboard }
+interface QueryCase {
+  key: string;
+  sql: string;
+  format: string;
+  dashboard: Dashboard;
+}
 
 /** Postgres targets; a title used by a stat and a time series is told apart by " (series)". */
 function queryCases(): QueryCase[] {
@@ -191,13 +306,32 @@ const cases = queryCases();
 // ---------------------------------------------------------------------------------------------
 
 describe("Grafana macro expander", () => {
-  const ctx: ExpandContext = { from: new Date("2026-01-01T00:00:00Z"), to: new Date("2026-01-02T00:00:00Z"), interval: "5m", vars: { tenant: ["a", "o'b"], session: "s1" } };
+  const ctx: ExpandContext = {
+    from: new Date("2026-01-01T00:00:00Z"),
+    to: new Date("2026-01-02T00:00:00Z"),
+    interval: "5m",
+    vars: { tenant: ["a", "o'b"], session: "s1" },
+  };
   it("expands time macros, nested arguments and every variable syntax", () => {
-    expect(expandGrafanaSql("SELECT $__timeGroupAlias(to_timestamp(x / 1000.0), $__interval) WHERE $__timeFilter(created_at)", ctx))
-      .toBe(`SELECT floor(extract(epoch from to_timestamp(x / 1000.0))/300)*300 AS "time" WHERE created_at BETWEEN '2026-01-01T00:00:00.000Z' AND '2026-01-02T00:00:00.000Z'`);
-    expect(expandGrafanaSql("$__timeGroup(c, '1h', 0) $__unixEpochFilter(t / 1000) $__timeFrom() $__timeTo() $__unixEpochFrom() $__unixEpochTo()", ctx))
-      .toBe("floor(extract(epoch from c)/3600)*3600 t / 1000 >= 1767225600 AND t / 1000 <= 1767312000 '2026-01-01T00:00:00.000Z' '2026-01-02T00:00:00.000Z' 1767225600 1767312000");
-    expect(expandGrafanaSql("IN ($tenant) = '$session' ${session} [[session]] $__interval_ms", ctx)).toBe("IN ('a','o''b') = 's1' s1 s1 300000");
+    expect(
+      expandGrafanaSql(
+        "SELECT $__timeGroupAlias(to_timestamp(x / 1000.0), $__interval) WHERE $__timeFilter(created_at)",
+        ctx,
+      ),
+    ).toBe(
+      `SELECT floor(extract(epoch from to_timestamp(x / 1000.0))/300)*300 AS "time" WHERE created_at BETWEEN '2026-01-01T00:00:00.000Z' AND '2026-01-02T00:00:00.000Z'`,
+    );
+    expect(
+      expandGrafanaSql(
+        "$__timeGroup(c, '1h', 0) $__unixEpochFilter(t / 1000) $__timeFrom() $__timeTo() $__unixEpochFrom() $__unixEpochTo()",
+        ctx,
+      ),
+    ).toBe(
+      "floor(extract(epoch from c)/3600)*3600 t / 1000 >= 1767225600 AND t / 1000 <= 1767312000 '2026-01-01T00:00:00.000Z' '2026-01-02T00:00:00.000Z' 1767225600 1767312000",
+    );
+    expect(expandGrafanaSql("IN ($tenant) = '$session' ${session} [[session]] $__interval_ms", ctx)).toBe(
+      "IN ('a','o''b') = 's1' s1 s1 300000",
+    );
   });
   it("refuses unknown variables and malformed macros", () => {
     expect(() => expandGrafanaSql("WHERE x = $nope", ctx)).toThrow(/unknown template variable/);
@@ -208,7 +342,9 @@ describe("Grafana macro expander", () => {
 
 describe("Grafana provisioning", () => {
   it("every dashboard has a stable uid, every panel query is covered, datasources exist in provisioning", () => {
-    const prov = parseYaml(readFileSync(join(REPO_ROOT, "infra/grafana/provisioning/datasources/datasources.yaml"), "utf8")) as { datasources: { uid: string; type: string }[] };
+    const prov = parseYaml(
+      readFileSync(join(REPO_ROOT, "infra/grafana/provisioning/datasources/datasources.yaml"), "utf8"),
+    ) as { datasources: { uid: string; type: string }[] };
     const byUid = new Map(prov.datasources.map((d) => [d.uid, d.type]));
     expect(new Set(dashboards.map((d) => d.uid)).size).toBe(dashboards.length);
     for (const d of dashboards) {
@@ -220,7 +356,8 @@ describe("Grafana provisioning", () => {
           expect(byUid.get(ds?.uid ?? ""), `${d.uid} / ${p.title}: datasource ${ds?.uid}`).toBe(ds?.type);
         }
       }
-      for (const v of d.templating.list) expect(byUid.has(v.datasource?.uid ?? ""), `${d.uid} variable ${v.name}`).toBe(true);
+      for (const v of d.templating.list)
+        expect(byUid.has(v.datasource?.uid ?? ""), `${d.uid} variable ${v.name}`).toBe(true);
     }
     expect(cases.map((c) => c.key).sort()).toEqual(Object.keys(EXPECTED_COLUMNS).sort());
   });
@@ -238,12 +375,17 @@ describe("Grafana provisioning", () => {
     walk(join(REPO_ROOT, "apps"));
     walk(join(REPO_ROOT, "packages"));
     const code = sources.join("\n");
-    const exprs = dashboards.flatMap((d) => allPanels(d).flatMap((p) => (p.targets ?? []).filter((t) => t.expr).map((t) => t.expr!)));
+    const exprs = dashboards.flatMap((d) =>
+      allPanels(d).flatMap((p) => (p.targets ?? []).filter((t) => t.expr).map((t) => t.expr!)),
+    );
     expect(exprs.length).toBeGreaterThan(0);
     for (const expr of exprs) {
       for (const name of expr.match(/condense_[a-z_]+/g) ?? []) {
         const base = name.replace(/_(bucket|sum|count)$/, "");
-        expect(code.includes(`"${base}"`), `metric ${base} (from ${expr}) is not registered in apps/ or packages/`).toBe(true);
+        expect(
+          code.includes(`"${base}"`),
+          `metric ${base} (from ${expr}) is not registered in apps/ or packages/`,
+        ).toBe(true);
       }
     }
   });
@@ -253,7 +395,10 @@ describe("Grafana provisioning", () => {
 
 const adminUrl = inject("databaseUrl");
 const hasPostgres = /^postgres(ql)?:\/\//.test(adminUrl);
-if (!hasPostgres) console.warn("[condense] grafana-dashboards: no real Postgres (DATABASE_URL=postgres://...); dashboard queries are NOT checked");
+if (!hasPostgres)
+  console.warn(
+    "[condense] grafana-dashboards: no real Postgres (DATABASE_URL=postgres://...); dashboard queries are NOT checked",
+  );
 
 describe.skipIf(!hasPostgres)("Grafana dashboard queries on Postgres, as grafana_reader", () => {
   let scratch: ScratchDatabase;
@@ -273,11 +418,18 @@ describe.skipIf(!hasPostgres)("Grafana dashboard queries on Postgres, as grafana
     owner = postgres(scratch.url, { max: 1, onnotice: () => {} });
     // As in docker-compose: the init SQL runs first, as the role that then runs the migrations, so
     // the default privileges have to cover the tables the migrations create.
-    const init = readFileSync(join(REPO_ROOT, "infra/docker/postgres-init/01-grafana-reader.sql"), "utf8").replace(/\bgrafana_reader\b/g, role);
+    const init = readFileSync(join(REPO_ROOT, "infra/docker/postgres-init/01-grafana-reader.sql"), "utf8").replace(
+      /\bgrafana_reader\b/g,
+      role,
+    );
     await owner.unsafe(init);
     await owner.unsafe(`ALTER ROLE ${role} PASSWORD 'reader-test'`);
     const handle = await createDb(scratch.url);
-    try { await migrateDb(handle); } finally { await handle.close(); }
+    try {
+      await migrateDb(handle);
+    } finally {
+      await handle.close();
+    }
     await seed(owner, now);
     const u = new URL(scratch.url);
     u.username = role;
@@ -290,12 +442,18 @@ describe.skipIf(!hasPostgres)("Grafana dashboard queries on Postgres, as grafana
     await owner?.end({ timeout: 5 });
     await scratch?.drop();
     const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
-    try { await admin.unsafe(`DROP ROLE IF EXISTS ${role}`); } finally { await admin.end({ timeout: 5 }); }
+    try {
+      await admin.unsafe(`DROP ROLE IF EXISTS ${role}`);
+    } finally {
+      await admin.end({ timeout: 5 });
+    }
   });
 
   it("the reader role can read but not write", async () => {
     await expect(reader`select count(*)::int as n from tenants`).resolves.toEqual([{ n: 2 }]);
-    await expect(reader`insert into tenants (id, name) values ('x', 'x')`).rejects.toThrow(/read-only|permission denied/);
+    await expect(reader`insert into tenants (id, name) values ('x', 'x')`).rejects.toThrow(
+      /read-only|permission denied/,
+    );
   });
 
   it("template variable queries return values", async () => {
@@ -330,25 +488,47 @@ describe.skipIf(!hasPostgres)("Grafana dashboard queries on Postgres, as grafana
 /** Two tenants, sessions, flush requests/attempts of every outcome, records, recoveries, chains. */
 async function seed(sql: ReturnType<typeof postgres>, now: Date): Promise<void> {
   const ago = (min: number) => new Date(now.getTime() - min * 60_000);
-  const stats = { totalInputTokens: 1200, totalOutputTokens: 300, totalCost: 0.0123, callCount: 4, chainsCompressed: 1, rangesSummarized: 0 };
+  const stats = {
+    totalInputTokens: 1200,
+    totalOutputTokens: 300,
+    totalCost: 0.0123,
+    callCount: 4,
+    chainsCompressed: 1,
+    rangesSummarized: 0,
+  };
   await sql`insert into tenants (id, name) values ('t-alpha', 'Alpha'), ('t-beta', 'Beta')`;
-  for (const [tenant, session] of [["t-alpha", "s-1"], ["t-alpha", "s-2"], ["t-beta", "s-9"]] as const) {
+  for (const [tenant, session] of [
+    ["t-alpha", "s-1"],
+    ["t-alpha", "s-2"],
+    ["t-beta", "s-9"],
+  ] as const) {
     await sql`insert into sessions (tenant_id, session_id, next_ref, version, stats, last_capture_at, last_flush_at)
       values (${tenant}, ${session}, 5, 7, ${sql.json(stats)}, ${ago(5)}, ${ago(4)})`;
   }
-  const outcomes = ["summarized", "summarized", "skipped-deduped", "skipped-oversized", "skipped-trivial", "empty", "error", "summarized"] as const;
+  const outcomes = [
+    "summarized",
+    "summarized",
+    "skipped-deduped",
+    "skipped-oversized",
+    "skipped-trivial",
+    "empty",
+    "error",
+    "summarized",
+  ] as const;
   const bodySources = ["llm-primary", "deterministic,llm-fallback", null, null, null, null, null, "llm-fallback"];
   for (let i = 0; i < outcomes.length; i++) {
     const [tenant, session] = i % 3 === 2 ? ["t-beta", "s-9"] : ["t-alpha", "s-1"];
     const requestedAt = ago(200 - i * 20);
-    const [req] = await sql`insert into flush_requests (tenant_id, session_id, trigger, status, requested_at, completed_at, committed_version, cursor)
+    const [req] =
+      await sql`insert into flush_requests (tenant_id, session_id, trigger, status, requested_at, completed_at, committed_version, cursor)
       values (${tenant}, ${session}, ${i % 2 ? "tool-count" : "idle"}, ${outcomes[i] === "error" ? "failed" : "committed"}, ${requestedAt}, ${new Date(requestedAt.getTime() + 1500 + i * 100)}, ${i + 1}, ${i * 3})
       returning id`;
     await sql`insert into flush_metrics (tenant_id, session_id, flush_request_id, attempt, trigger, outcome, reason, captured_batches, processed_batches,
-        attempted_calls, dedup_hits, raw_chars, summary_chars, queue_wait_ms, run_ms, model, body_source, input_tokens, output_tokens, cost, fidelity_score, worker_id, created_at)
+        attempted_calls, dedup_hits, raw_chars, summary_chars, queue_wait_ms, run_ms, model, body_source, input_tokens, output_tokens, cost, fidelity_score, worker_id, created_at, metrics)
       values (${tenant}, ${session}, ${req!.id}, 1, 'idle', ${outcomes[i]!}, ${outcomes[i] === "error" ? "summarizer timeout" : null}, 2, 2,
         ${4 + i}, ${i % 3}, ${10_000 + i * 1000}, ${1500 + i * 100}, ${20 + i}, ${800 + i * 50}, ${bodySources[i] ? "anthropic/claude-haiku-4-5" : null},
-        ${bodySources[i] ?? null}, 900, 150, ${0.002 * (i + 1)}, ${bodySources[i] ? 0.8 + i / 100 : null}, ${`w-${i % 2}`}, ${ago(190 - i * 20)})`;
+        ${bodySources[i] ?? null}, 900, 150, ${0.002 * (i + 1)}, ${bodySources[i] ? 0.8 + i / 100 : null}, ${`w-${i % 2}`}, ${ago(190 - i * 20)},
+        ${sql.json({ expectedCacheWriteTokens: 1000 + i, expectedCacheReadSavedTokens: 20_000 + i, agentModel: "anthropic/claude-sonnet-4-5" })})`;
   }
   await sql`insert into flush_requests (tenant_id, session_id, trigger, status, requested_at) values ('t-alpha', 's-2', 'manual', 'queued', ${ago(1)})`;
   const ms = (min: number) => ago(min).getTime();

@@ -10,9 +10,18 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDb, ensureTenant, getFlushRequest, migrateDb, type DbHandle } from "@condense/db";
 import { condenseJobs, createBullmqQueue } from "@condense/queue";
 import type { CapturedBatch } from "@condense/core";
-import { dumpRows } from "../../apps/worker/test/support/row-dump.ts";
+import { dumpRows } from "@condense/test-support/row-dump";
 import { refsMintedTwice } from "./support/fleet-checks.ts";
-import { captureBatches, dropRedisPrefix, requestAndEnqueue, scratchDatabase, spawnWorker, stopWorker, waitUntil, type WorkerProc } from "./support/worker-fleet.ts";
+import {
+  captureBatches,
+  dropRedisPrefix,
+  requestAndEnqueue,
+  scratchDatabase,
+  spawnWorker,
+  stopWorker,
+  waitUntil,
+  type WorkerProc,
+} from "./support/worker-fleet.ts";
 
 const pgAdmin = inject("databaseUrl").startsWith("postgres") ? inject("databaseUrl") : "";
 const redisUrl = inject("redisUrl");
@@ -26,8 +35,34 @@ function roundBatches(s: number, r: number): CapturedBatch[] {
   const t = 1_700_000_000_000 + r * 10_000;
   const out = (id: string, n: number) => `${id} ${"output line\n".repeat(Math.ceil(n / 12))}`.slice(0, n);
   return [
-    { turnIndex: 2 * r, timestamp: t, assistantText: `round ${r}`, toolCalls: [0, 1].map((k) => ({ toolCallId: `s${s}r${r}c${k}`, toolName: "bash", args: { k }, resultText: out(`s${s}r${r}c${k}`, 1400 + 50 * k), isError: false, resultTimestamp: t + k })) },
-    { turnIndex: 2 * r + 1, timestamp: t + 5, assistantText: "", toolCalls: [{ toolCallId: `s${s}r${r}tiny`, toolName: "ls", args: {}, resultText: "x y z", isError: false, resultTimestamp: t + 5 }] },
+    {
+      turnIndex: 2 * r,
+      timestamp: t,
+      assistantText: `round ${r}`,
+      toolCalls: [0, 1].map((k) => ({
+        toolCallId: `s${s}r${r}c${k}`,
+        toolName: "bash",
+        args: { k },
+        resultText: out(`s${s}r${r}c${k}`, 1400 + 50 * k),
+        isError: false,
+        resultTimestamp: t + k,
+      })),
+    },
+    {
+      turnIndex: 2 * r + 1,
+      timestamp: t + 5,
+      assistantText: "",
+      toolCalls: [
+        {
+          toolCallId: `s${s}r${r}tiny`,
+          toolName: "ls",
+          args: {},
+          resultText: "x y z",
+          isError: false,
+          resultTimestamp: t + 5,
+        },
+      ],
+    },
   ];
 }
 
@@ -36,12 +71,25 @@ function chainsFor(s: number, r: number): unknown[] {
   if (r !== 2) return [];
   const t = (rr: number) => 1_700_000_000_000 + rr * 10_000;
   return [
-    { startUserTimestamp: t(0) - 1, finalAssistantTimestamp: t(0) + 9, middleToolCallIds: [`s${s}r0c0`, `s${s}r0c1`], middleOccurrenceKeys: [`s${s}r0c0@${t(0)}`, `s${s}r0c1@${t(0) + 1}`] },
-    { startUserTimestamp: t(1) + 4, finalAssistantTimestamp: t(1) + 9, middleToolCallIds: [`s${s}r1tiny`], middleOccurrenceKeys: [`s${s}r1tiny@${t(1) + 5}`] },
+    {
+      startUserTimestamp: t(0) - 1,
+      finalAssistantTimestamp: t(0) + 9,
+      middleToolCallIds: [`s${s}r0c0`, `s${s}r0c1`],
+      middleOccurrenceKeys: [`s${s}r0c0@${t(0)}`, `s${s}r0c1@${t(0) + 1}`],
+    },
+    {
+      startUserTimestamp: t(1) + 4,
+      finalAssistantTimestamp: t(1) + 9,
+      middleToolCallIds: [`s${s}r1tiny`],
+      middleOccurrenceKeys: [`s${s}r1tiny@${t(1) + 5}`],
+    },
   ];
 }
 
-interface RunStats { kills: number; respawns: number }
+interface RunStats {
+  kills: number;
+  respawns: number;
+}
 
 async function runWorkload(pgUrl: string, crashSpecs: string[]): Promise<{ handle: DbHandle; stats: RunStats }> {
   const handle = await createDb(pgUrl, { max: 10 });
@@ -57,32 +105,52 @@ async function runWorkload(pgUrl: string, crashSpecs: string[]): Promise<{ handl
   const start = () => {
     const spec = specs.shift();
     const w = spawnWorker(`w${++n}`, {
-      DATABASE_URL: pgUrl, REDIS_URL: redisUrl, CONDENSE_REDIS_PREFIX: prefix, WORKER_CONCURRENCY: "4", CONDENSE_MIGRATE: "false",
-      WORKER_LOCK_MS: "1500", WORKER_STALLED_INTERVAL_MS: "500", CONDENSE_REQUEUE_AFTER_MS: "4000", CONDENSE_REQUEUE_INTERVAL_MS: "1000",
+      DATABASE_URL: pgUrl,
+      REDIS_URL: redisUrl,
+      CONDENSE_REDIS_PREFIX: prefix,
+      WORKER_CONCURRENCY: "4",
+      CONDENSE_MIGRATE: "false",
+      WORKER_LOCK_MS: "1500",
+      WORKER_STALLED_INTERVAL_MS: "500",
+      CONDENSE_REQUEUE_AFTER_MS: "4000",
+      CONDENSE_REQUEUE_INTERVAL_MS: "1000",
       ...(spec ? { CONDENSE_CRASH_AT: spec } : {}),
     });
     live.add(w);
     void w.exited.then(({ signal }) => {
       live.delete(w);
       if (signal === "SIGKILL") stats.kills++;
-      if (!stopping) { stats.respawns++; start(); }
+      if (!stopping) {
+        stats.respawns++;
+        start();
+      }
     });
     return w;
   };
   const first = [start(), start()];
   await Promise.all(first.map((w) => w.ready));
   try {
-    await Promise.all(Array.from({ length: SESSIONS }, async (_, s) => {
-      for (let r = 0; r < ROUNDS; r++) {
-        await captureBatches(handle.db, TENANT, `sess-${s}`, `r${r}`, roundBatches(s, r));
-        const chains = chainsFor(s, r);
-        const req = await requestAndEnqueue(handle.db, producer, TENANT, `sess-${s}`, { settings: { chainCompression: { rollingWindow: 0 } }, chains });
-        await waitUntil(async () => {
-          const cur = await getFlushRequest(handle.db, TENANT, req.id);
-          return cur?.status === "committed" && (chains.length === 0 || cur.chainsResult !== null);
-        }, 240_000, `request ${req.id} of sess-${s} round ${r}`, 100);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: SESSIONS }, async (_, s) => {
+        for (let r = 0; r < ROUNDS; r++) {
+          await captureBatches(handle.db, TENANT, `sess-${s}`, `r${r}`, roundBatches(s, r));
+          const chains = chainsFor(s, r);
+          const req = await requestAndEnqueue(handle.db, producer, TENANT, `sess-${s}`, {
+            settings: { chainCompression: { rollingWindow: 0 } },
+            chains,
+          });
+          await waitUntil(
+            async () => {
+              const cur = await getFlushRequest(handle.db, TENANT, req.id);
+              return cur?.status === "committed" && (chains.length === 0 || cur.chainsResult !== null);
+            },
+            240_000,
+            `request ${req.id} of sess-${s} round ${r}`,
+            100,
+          );
+        }
+      }),
+    );
   } finally {
     stopping = true;
     await Promise.all([...live].map((w) => stopWorker(w)));
@@ -94,7 +162,9 @@ async function runWorkload(pgUrl: string, crashSpecs: string[]): Promise<{ handl
 
 describe.skipIf(!pgAdmin || !redisUrl)("worker crashes (SIGKILL at chosen and random points)", () => {
   const cleanups: (() => Promise<void>)[] = [];
-  afterAll(async () => { for (const c of cleanups) await c(); }, 120_000);
+  afterAll(async () => {
+    for (const c of cleanups) await c();
+  }, 120_000);
 
   it("a retried run leaves the same rows as a clean run", async () => {
     const cleanPg = await scratchDatabase(pgAdmin);
@@ -108,8 +178,20 @@ describe.skipIf(!pgAdmin || !redisUrl)("worker crashes (SIGKILL at chosen and ra
     // Each spec kills one worker process once; its replacement takes the next spec. The chosen points
     // come first, then random points ("any" with a probability), then clean replacements.
     const specs = [
-      "after-summarize:#2", "in-commit:#1", "after-commit:#2", "in-chain-commit:#1", "before-ack:#3",
-      "in-commit:#3", "after-commit:#1", "before-ack:#1", "any:0.08", "any:0.08", "any:0.08", "any:0.08", "any:0.08", "any:0.08",
+      "after-summarize:#2",
+      "in-commit:#1",
+      "after-commit:#2",
+      "in-chain-commit:#1",
+      "before-ack:#3",
+      "in-commit:#3",
+      "after-commit:#1",
+      "before-ack:#1",
+      "any:0.08",
+      "any:0.08",
+      "any:0.08",
+      "any:0.08",
+      "any:0.08",
+      "any:0.08",
     ];
     const crashed = await runWorkload(crashPg.url, specs);
     cleanups.push(() => crashed.handle.close());

@@ -14,15 +14,33 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDb, ensureTenant, migrateDb } from "@condense/db";
 import { condenseJobs, createBullmqQueue } from "@condense/queue";
 import { startFaultLoad, CAPTURES_PER_ROUND_AND_SESSION, type FaultLoad } from "./support/fault-load.ts";
-import { captureOutcomes, finishedAfter, fleetSnapshot, queuedRequestIds, refsMintedTwice, requestStates, withSql } from "./support/fleet-checks.ts";
+import {
+  captureOutcomes,
+  finishedAfter,
+  fleetSnapshot,
+  queuedRequestIds,
+  refsMintedTwice,
+  requestStates,
+  withSql,
+} from "./support/fleet-checks.ts";
 import { createThrowawayPostgres, hasBinary, startPrivateRedis } from "./support/throwaway-services.ts";
-import { dropRedisPrefix, scratchDatabase, spawnWorker, stopWorker, waitUntil, type WorkerProc } from "./support/worker-fleet.ts";
+import {
+  dropRedisPrefix,
+  scratchDatabase,
+  spawnWorker,
+  stopWorker,
+  waitUntil,
+  type WorkerProc,
+} from "./support/worker-fleet.ts";
 
 const pgAdmin = inject("databaseUrl").startsWith("postgres") ? inject("databaseUrl") : "";
 const sharedRedis = inject("redisUrl");
 const TENANT = "faults";
-const SESSIONS = 30, ROUNDS = 4, PAUSE_MS = 400;
-const WORKERS = 2, CONCURRENCY = 4;
+const SESSIONS = 30,
+  ROUNDS = 4,
+  PAUSE_MS = 400;
+const WORKERS = 2,
+  CONCURRENCY = 4;
 /**
  * Queued requests (of distinct sessions) required when the service goes down. With more sessions than
  * the fleet runs at once (plus a margin for the milliseconds between this check and the outage), some
@@ -41,37 +59,60 @@ function budget(totalMs: number): (phaseMs: number) => number {
 
 function workerEnv(databaseUrl: string, redisUrl: string, prefix: string): Record<string, string> {
   return {
-    DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, CONDENSE_REDIS_PREFIX: prefix, WORKER_CONCURRENCY: String(CONCURRENCY),
-    CONDENSE_MIGRATE: "false", CONDENSE_REQUEUE_AFTER_MS: "3000", CONDENSE_REQUEUE_INTERVAL_MS: "1000",
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: redisUrl,
+    CONDENSE_REDIS_PREFIX: prefix,
+    WORKER_CONCURRENCY: String(CONCURRENCY),
+    CONDENSE_MIGRATE: "false",
+    CONDENSE_REQUEUE_AFTER_MS: "3000",
+    CONDENSE_REQUEUE_INTERVAL_MS: "1000",
   };
 }
 
 /** Lines a worker logged for an exception nothing caught (main.ts logs them instead of dying). */
 function uncaughtInWorkers(workers: WorkerProc[]): string[] {
-  return workers.flatMap((w) => w.logs().split("\n").filter((l) => /"msg":"(uncaught exception|unhandled rejection)"/.test(l)).map((l) => `${w.id}: ${l.slice(0, 600)}`));
+  return workers.flatMap((w) =>
+    w
+      .logs()
+      .split("\n")
+      .filter((l) => /"msg":"(uncaught exception|unhandled rejection)"/.test(l))
+      .map((l) => `${w.id}: ${l.slice(0, 600)}`),
+  );
 }
 
 /** Per worker: exit state, the distinct errors its recent log lines carry (with counts), stderr tail. */
 function workerTails(workers: WorkerProc[]): string {
-  return workers.map((w) => {
-    const errors = new Map<string, number>();
-    for (const line of w.logs().split("\n")) {
-      let entry: { msg?: string; err?: { type?: string; message?: string; code?: string; cause?: { message?: string; code?: string } } };
-      try { entry = JSON.parse(line) as typeof entry; } catch { continue; } // the buffer's first line is cut
-      if (!entry.err) continue;
-      // Drizzle puts the whole statement and its parameters into the message: keep its head.
-      const { type, message = "", code, cause } = entry.err;
-      const key = `${entry.msg}: ${type ?? "Error"}${code ? ` ${code}` : ""}: ${message.slice(0, 200)}${cause ? ` [cause${cause.code ? ` ${cause.code}` : ""}: ${(cause.message ?? "").slice(0, 200)}]` : ""}`;
-      errors.set(key, (errors.get(key) ?? 0) + 1);
-    }
-    const errs = [...errors].map(([k, n]) => `  ${n}x ${k}`).join("\n") || "  (none logged)";
-    return `--- ${w.id} (exit ${w.proc.exitCode ?? w.proc.signalCode ?? "-"}) errors in its recent log:\n${errs}\n--- ${w.id} stderr tail:\n${w.stderr().slice(-800)}`;
-  }).join("\n");
+  return workers
+    .map((w) => {
+      const errors = new Map<string, number>();
+      for (const line of w.logs().split("\n")) {
+        let entry: {
+          msg?: string;
+          err?: { type?: string; message?: string; code?: string; cause?: { message?: string; code?: string } };
+        };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          continue;
+        } // the buffer's first line is cut
+        if (!entry.err) continue;
+        // Drizzle puts the whole statement and its parameters into the message: keep its head.
+        const { type, message = "", code, cause } = entry.err;
+        const key = `${entry.msg}: ${type ?? "Error"}${code ? ` ${code}` : ""}: ${message.slice(0, 200)}${cause ? ` [cause${cause.code ? ` ${cause.code}` : ""}: ${(cause.message ?? "").slice(0, 200)}]` : ""}`;
+        errors.set(key, (errors.get(key) ?? 0) + 1);
+      }
+      const errs = [...errors].map(([k, n]) => `  ${n}x ${k}`).join("\n") || "  (none logged)";
+      return `--- ${w.id} (exit ${w.proc.exitCode ?? w.proc.signalCode ?? "-"}) errors in its recent log:\n${errs}\n--- ${w.id} stderr tail:\n${w.stderr().slice(-800)}`;
+    })
+    .join("\n");
 }
 
 /** Queued requests right now and how many distinct sessions they belong to. */
 async function backlog(url: string): Promise<{ ids: string[]; sessions: number }> {
-  const rows = await withSql(url, async (sql) => sql`select id, session_id from flush_requests where status = 'queued'`);
+  const rows = await withSql(
+    url,
+    async (sql) => sql`select id, session_id from flush_requests where status = 'queued'`,
+  );
   return { ids: rows.map((r) => r.id as string), sessions: new Set(rows.map((r) => r.session_id as string)).size };
 }
 
@@ -96,58 +137,94 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
   let load: FaultLoad | undefined;
   afterAll(async () => {
     load?.abort();
-    for (const c of cleanups.splice(0).reverse()) await c().catch((e: unknown) => console.warn(`[worker-faults/redis] cleanup step failed: ${String(e)}`));
+    for (const c of cleanups.splice(0).reverse())
+      await c().catch((e: unknown) => console.warn(`[worker-faults/redis] cleanup step failed: ${String(e)}`));
   }, 90_000);
 
-  it("loses no acknowledged capture and finishes every request after Redis comes back", async () => {
-    const t0 = Date.now();
-    const time = budget(BUDGET_MS);
-    const redis = await startPrivateRedis();
-    cleanups.push(() => redis.destroy());
-    const pg = await scratchDatabase(pgAdmin);
-    cleanups.push(() => pg.drop());
-    const handle = await createDb(pg.url, { max: 10 });
-    cleanups.push(() => handle.close());
-    await migrateDb(handle);
-    await ensureTenant(handle.db, { id: TENANT });
-    const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: redis.url, prefix: "faults" });
-    cleanups.push(() => queue.close(1000));
-    const env = workerEnv(pg.url, redis.url, "faults");
-    const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`rw${i + 1}`, env));
-    cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
-    await Promise.all(workers.map((w) => w.ready));
-    const diagnose = async () => `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n${workerTails(workers)}`;
+  it(
+    "loses no acknowledged capture and finishes every request after Redis comes back",
+    async () => {
+      const t0 = Date.now();
+      const time = budget(BUDGET_MS);
+      const redis = await startPrivateRedis();
+      cleanups.push(() => redis.destroy());
+      const pg = await scratchDatabase(pgAdmin);
+      cleanups.push(() => pg.drop());
+      const handle = await createDb(pg.url, { max: 10 });
+      cleanups.push(() => handle.close());
+      await migrateDb(handle);
+      await ensureTenant(handle.db, { id: TENANT });
+      const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: redis.url, prefix: "faults" });
+      cleanups.push(() => queue.close(1000));
+      const env = workerEnv(pg.url, redis.url, "faults");
+      const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`rw${i + 1}`, env));
+      cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
+      await Promise.all(workers.map((w) => w.ready));
+      const diagnose = async () =>
+        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n${workerTails(workers)}`;
 
-    const l = (load = startFaultLoad({ db: handle.db, queue, tenantId: TENANT, sessions: SESSIONS, rounds: ROUNDS, pauseMs: PAUSE_MS, timeoutMs: time(120_000) }));
-    let before = { ids: [] as string[], sessions: 0 };
-    await waitUntil(async () => {
-      if (l.stats().finished) throw new Error(`the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`);
-      before = await backlog(pg.url);
-      return before.sessions >= MIN_BACKLOG_SESSIONS;
-    }, time(30_000), `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Redis outage`, 50, diagnose);
-    await redis.stop();
-    const downAt = Date.now();
-    const stillQueued = new Set(await queuedRequestIds(pg.url));
-    // Queued before Redis went down and still queued once it was down: queued at the moment it went down.
-    const acrossOutage = before.ids.filter((id) => stillQueued.has(id));
-    await waitUntil(async () => Date.now() - downAt >= MIN_OUTAGE_MS && l.failuresSince(downAt).enqueue > 0,
-      time(20_000), "an enqueue of the load to fail during the Redis outage", 100, diagnose);
-    const duringOutage = l.failuresSince(downAt);
-    const loadRunningAtRestart = !l.stats().finished;
-    await redis.start();
-    const upAt = Date.now();
-    await l.done;
-    await waitUntil(async () => !(await requestStates(pg.url)).queued, time(90_000), "every request to finish after the Redis restart", 250, diagnose);
-    const settledAt = Date.now();
+      const l = (load = startFaultLoad({
+        db: handle.db,
+        queue,
+        tenantId: TENANT,
+        sessions: SESSIONS,
+        rounds: ROUNDS,
+        pauseMs: PAUSE_MS,
+        timeoutMs: time(120_000),
+      }));
+      let before = { ids: [] as string[], sessions: 0 };
+      await waitUntil(
+        async () => {
+          if (l.stats().finished)
+            throw new Error(
+              `the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`,
+            );
+          before = await backlog(pg.url);
+          return before.sessions >= MIN_BACKLOG_SESSIONS;
+        },
+        time(30_000),
+        `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Redis outage`,
+        50,
+        diagnose,
+      );
+      await redis.stop();
+      const downAt = Date.now();
+      const stillQueued = new Set(await queuedRequestIds(pg.url));
+      // Queued before Redis went down and still queued once it was down: queued at the moment it went down.
+      const acrossOutage = before.ids.filter((id) => stillQueued.has(id));
+      await waitUntil(
+        async () => Date.now() - downAt >= MIN_OUTAGE_MS && l.failuresSince(downAt).enqueue > 0,
+        time(20_000),
+        "an enqueue of the load to fail during the Redis outage",
+        100,
+        diagnose,
+      );
+      const duringOutage = l.failuresSince(downAt);
+      const loadRunningAtRestart = !l.stats().finished;
+      await redis.start();
+      const upAt = Date.now();
+      await l.done;
+      await waitUntil(
+        async () => !(await requestStates(pg.url)).queued,
+        time(90_000),
+        "every request to finish after the Redis restart",
+        250,
+        diagnose,
+      );
+      const settledAt = Date.now();
 
-    const { outcomes, states, stats } = await expectSettled(pg.url, l);
-    expect(acrossOutage.length, "requests queued across the moment Redis went down").toBeGreaterThan(0);
-    expect(duringOutage.enqueue, "enqueues that failed while Redis was down").toBeGreaterThan(0);
-    expect(uncaughtInWorkers(workers)).toEqual([]);
-    console.log(`[worker-faults/redis] backlog at outage ${before.ids.length} requests / ${before.sessions} sessions, queued across it ${acrossOutage.length}; ` +
-      `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
-      `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} load ${JSON.stringify(stats)}`);
-  }, TEST_MS);
+      const { outcomes, states, stats } = await expectSettled(pg.url, l);
+      expect(acrossOutage.length, "requests queued across the moment Redis went down").toBeGreaterThan(0);
+      expect(duringOutage.enqueue, "enqueues that failed while Redis was down").toBeGreaterThan(0);
+      expect(uncaughtInWorkers(workers)).toEqual([]);
+      console.log(
+        `[worker-faults/redis] backlog at outage ${before.ids.length} requests / ${before.sessions} sessions, queued across it ${acrossOutage.length}; ` +
+          `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
+          `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} load ${JSON.stringify(stats)}`,
+      );
+    },
+    TEST_MS,
+  );
 });
 
 describe.skipIf(!sharedRedis || !hasBinary("initdb") || !hasBinary("pg_ctl"))("Postgres restart mid-load", () => {
@@ -155,60 +232,106 @@ describe.skipIf(!sharedRedis || !hasBinary("initdb") || !hasBinary("pg_ctl"))("P
   let load: FaultLoad | undefined;
   afterAll(async () => {
     load?.abort();
-    for (const c of cleanups.splice(0).reverse()) await c().catch((e: unknown) => console.warn(`[worker-faults/postgres] cleanup step failed: ${String(e)}`));
+    for (const c of cleanups.splice(0).reverse())
+      await c().catch((e: unknown) => console.warn(`[worker-faults/postgres] cleanup step failed: ${String(e)}`));
   }, 90_000);
 
-  it("loses no acknowledged capture and finishes every request after Postgres comes back", async () => {
-    const t0 = Date.now();
-    const time = budget(BUDGET_MS);
-    const cluster = await createThrowawayPostgres();
-    cleanups.push(() => cluster.destroy());
-    const handle = await createDb(cluster.url, { max: 10 });
-    cleanups.push(() => handle.close());
-    await migrateDb(handle);
-    await ensureTenant(handle.db, { id: TENANT });
-    const prefix = `condense-pgfault-${new URL(cluster.url).port}`;
-    const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: sharedRedis, prefix });
-    cleanups.push(async () => { await queue.close(1000); await dropRedisPrefix(sharedRedis, prefix); });
-    const env = workerEnv(cluster.url, sharedRedis, prefix);
-    const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`pw${i + 1}`, env));
-    cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
-    await Promise.all(workers.map((w) => w.ready));
-    const diagnose = async () => `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(cluster.url)}\n${workerTails(workers)}\n--- postgres log tail:\n${cluster.logTail(1500)}`;
+  it(
+    "loses no acknowledged capture and finishes every request after Postgres comes back",
+    async () => {
+      const t0 = Date.now();
+      const time = budget(BUDGET_MS);
+      const cluster = await createThrowawayPostgres();
+      cleanups.push(() => cluster.destroy());
+      const handle = await createDb(cluster.url, { max: 10 });
+      cleanups.push(() => handle.close());
+      await migrateDb(handle);
+      await ensureTenant(handle.db, { id: TENANT });
+      const prefix = `condense-pgfault-${new URL(cluster.url).port}`;
+      const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: sharedRedis, prefix });
+      cleanups.push(async () => {
+        await queue.close(1000);
+        await dropRedisPrefix(sharedRedis, prefix);
+      });
+      const env = workerEnv(cluster.url, sharedRedis, prefix);
+      const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`pw${i + 1}`, env));
+      cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
+      await Promise.all(workers.map((w) => w.ready));
+      const diagnose = async () =>
+        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(cluster.url)}\n${workerTails(workers)}\n--- postgres log tail:\n${cluster.logTail(1500)}`;
 
-    const l = (load = startFaultLoad({ db: handle.db, queue, tenantId: TENANT, sessions: SESSIONS, rounds: ROUNDS, pauseMs: PAUSE_MS, timeoutMs: time(120_000) }));
-    let before = { ids: [] as string[], sessions: 0 };
-    await waitUntil(async () => {
-      if (l.stats().finished) throw new Error(`the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`);
-      before = await backlog(cluster.url);
-      return before.sessions >= MIN_BACKLOG_SESSIONS;
-    }, time(30_000), `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Postgres outage`, 50, diagnose);
-    // Fast shutdown: every backend is terminated, in-flight transactions (captures, request rows,
-    // workers' commits) die with their connections.
-    await cluster.stop("fast");
-    const downAt = Date.now();
-    await waitUntil(async () => {
-      const f = l.failuresSince(downAt);
-      return Date.now() - downAt >= MIN_OUTAGE_MS && f.capture + f.request > 0;
-    }, time(20_000), "a capture or flush request of the load to fail during the Postgres outage", 100, diagnose);
-    const duringOutage = l.failuresSince(downAt);
-    const loadRunningAtRestart = !l.stats().finished;
-    await cluster.start();
-    const upAt = Date.now();
-    await l.done;
-    await waitUntil(async () => !(await requestStates(cluster.url)).queued, time(90_000), "every request to finish after the Postgres restart", 250, diagnose);
-    const settledAt = Date.now();
+      const l = (load = startFaultLoad({
+        db: handle.db,
+        queue,
+        tenantId: TENANT,
+        sessions: SESSIONS,
+        rounds: ROUNDS,
+        pauseMs: PAUSE_MS,
+        timeoutMs: time(120_000),
+      }));
+      let before = { ids: [] as string[], sessions: 0 };
+      await waitUntil(
+        async () => {
+          if (l.stats().finished)
+            throw new Error(
+              `the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`,
+            );
+          before = await backlog(cluster.url);
+          return before.sessions >= MIN_BACKLOG_SESSIONS;
+        },
+        time(30_000),
+        `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Postgres outage`,
+        50,
+        diagnose,
+      );
+      // Fast shutdown: every backend is terminated, in-flight transactions (captures, request rows,
+      // workers' commits) die with their connections.
+      await cluster.stop("fast");
+      const downAt = Date.now();
+      await waitUntil(
+        async () => {
+          const f = l.failuresSince(downAt);
+          return Date.now() - downAt >= MIN_OUTAGE_MS && f.capture + f.request > 0;
+        },
+        time(20_000),
+        "a capture or flush request of the load to fail during the Postgres outage",
+        100,
+        diagnose,
+      );
+      const duringOutage = l.failuresSince(downAt);
+      const loadRunningAtRestart = !l.stats().finished;
+      await cluster.start();
+      const upAt = Date.now();
+      await l.done;
+      await waitUntil(
+        async () => !(await requestStates(cluster.url)).queued,
+        time(90_000),
+        "every request to finish after the Postgres restart",
+        250,
+        diagnose,
+      );
+      const settledAt = Date.now();
 
-    const { outcomes, states, stats } = await expectSettled(cluster.url, l);
-    // Queued just before the shutdown and finished by a transaction that began after the server was
-    // down: these requests were in flight across the outage.
-    const acrossOutage = await finishedAfter(cluster.url, before.ids, downAt);
-    expect(acrossOutage, "requests queued at the shutdown and finished only after the restart").toBeGreaterThan(0);
-    expect(duringOutage.capture + duringOutage.request, "captures or flush requests that failed while Postgres was down").toBeGreaterThan(0);
-    expect(uncaughtInWorkers(workers)).toEqual([]);
-    const errorRows = await withSql(cluster.url, async (sql) => (await sql`select count(*)::int n from flush_metrics where outcome = 'error'`)[0]!.n as number);
-    console.log(`[worker-faults/postgres] backlog at shutdown ${before.ids.length} requests / ${before.sessions} sessions, finished after restart ${acrossOutage}; ` +
-      `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
-      `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} error-rows ${errorRows} load ${JSON.stringify(stats)}`);
-  }, TEST_MS);
+      const { outcomes, states, stats } = await expectSettled(cluster.url, l);
+      // Queued just before the shutdown and finished by a transaction that began after the server was
+      // down: these requests were in flight across the outage.
+      const acrossOutage = await finishedAfter(cluster.url, before.ids, downAt);
+      expect(acrossOutage, "requests queued at the shutdown and finished only after the restart").toBeGreaterThan(0);
+      expect(
+        duringOutage.capture + duringOutage.request,
+        "captures or flush requests that failed while Postgres was down",
+      ).toBeGreaterThan(0);
+      expect(uncaughtInWorkers(workers)).toEqual([]);
+      const errorRows = await withSql(
+        cluster.url,
+        async (sql) => (await sql`select count(*)::int n from flush_metrics where outcome = 'error'`)[0]!.n as number,
+      );
+      console.log(
+        `[worker-faults/postgres] backlog at shutdown ${before.ids.length} requests / ${before.sessions} sessions, finished after restart ${acrossOutage}; ` +
+          `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
+          `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} error-rows ${errorRows} load ${JSON.stringify(stats)}`,
+      );
+    },
+    TEST_MS,
+  );
 });

@@ -13,7 +13,11 @@ export const EXIT = {
 } as const;
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.failure, readonly hint?: string) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failure,
+    readonly hint?: string,
+  ) {
     super(message);
     this.name = "CliError";
   }

@@ -1,3 +1,5 @@
+import { processEnv } from "@condense/config";
+
 /** Where a command writes, so commands can be run in-process by tests with captured output. */
 export interface CliIo {
   out(text: string): void;
@@ -9,9 +11,13 @@ export interface CliIo {
 
 export function processIo(): CliIo {
   return {
-    out: (t) => { process.stdout.write(t); },
-    err: (t) => { process.stderr.write(t); },
+    out: (t) => {
+      process.stdout.write(t);
+    },
+    err: (t) => {
+      process.stderr.write(t);
+    },
     errIsTTY: process.stderr.isTTY === true,
-    env: process.env,
+    env: processEnv(),
   };
 }

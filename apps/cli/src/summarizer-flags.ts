@@ -14,7 +14,10 @@ export interface SummarizerFlags {
 
 const KEYS = ["CONDENSE_SUMMARIZER_MODEL", "CONDENSE_SUMMARIZER_FALLBACK_MODEL", "CONDENSE_SUMMARIZER_CONFIG"] as const;
 
-export function summarizerEnvFromFlags(f: SummarizerFlags, env: Record<string, string | undefined>): Record<string, string | undefined> {
+export function summarizerEnvFromFlags(
+  f: SummarizerFlags,
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const k of KEYS) out[k] = env[k];
   const model = f["summarizer-model"]?.trim();
@@ -24,16 +27,30 @@ export function summarizerEnvFromFlags(f: SummarizerFlags, env: Record<string, s
     return out;
   }
   const slash = model.indexOf("/");
-  if (slash <= 0 || slash === model.length - 1) throw new CliError(`--summarizer-model must be provider/model-id (got ${model})`, EXIT.usage, "e.g. anthropic/claude-haiku-4-5 or, with --summarizer-base-url, local/qwen2.5-7b");
+  if (slash <= 0 || slash === model.length - 1)
+    throw new CliError(
+      `--summarizer-model must be provider/model-id (got ${model})`,
+      EXIT.usage,
+      "e.g. anthropic/claude-haiku-4-5 or, with --summarizer-base-url, local/qwen2.5-7b",
+    );
   out.CONDENSE_SUMMARIZER_MODEL = model;
   if (!baseUrl) return out;
   let url: URL;
-  try { url = new URL(baseUrl); } catch { throw new CliError(`--summarizer-base-url is not a URL: ${baseUrl}`, EXIT.usage); }
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new CliError(`--summarizer-base-url is not a URL: ${baseUrl}`, EXIT.usage);
+  }
   const api = f["summarizer-api"] ?? "openai-completions";
-  if (api !== "openai-completions" && api !== "anthropic-messages") throw new CliError(`--summarizer-api must be openai-completions or anthropic-messages (got ${api})`, EXIT.usage);
+  if (api !== "openai-completions" && api !== "anthropic-messages")
+    throw new CliError(`--summarizer-api must be openai-completions or anthropic-messages (got ${api})`, EXIT.usage);
   let base: Record<string, unknown> = {};
   if (env.CONDENSE_SUMMARIZER_CONFIG) {
-    try { base = JSON.parse(env.CONDENSE_SUMMARIZER_CONFIG) as Record<string, unknown>; } catch { /* the worker reports a bad config itself */ }
+    try {
+      base = JSON.parse(env.CONDENSE_SUMMARIZER_CONFIG) as Record<string, unknown>;
+    } catch {
+      /* the worker reports a bad config itself */
+    }
   }
   const customModels = Array.isArray(base.customModels) ? base.customModels : [];
   out.CONDENSE_SUMMARIZER_CONFIG = JSON.stringify({

@@ -20,9 +20,24 @@ import { createProgress } from "../src/replay/progress.ts";
 import { sampleCalls } from "../src/replay/report-text.ts";
 import { summarizerEnvFromFlags } from "../src/summarizer-flags.ts";
 
-const user = (text: string, ts: number): AgentMessage => ({ role: "user", content: [{ type: "text", text }], timestamp: ts });
-const call = (id: string, ts: number): AgentMessage => ({ role: "assistant", content: [{ type: "toolCall", id, name: "read", arguments: {} }], timestamp: ts });
-const result = (id: string, text: string, ts: number): AgentMessage => ({ role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text }], isError: false, timestamp: ts });
+const user = (text: string, ts: number): AgentMessage => ({
+  role: "user",
+  content: [{ type: "text", text }],
+  timestamp: ts,
+});
+const call = (id: string, ts: number): AgentMessage => ({
+  role: "assistant",
+  content: [{ type: "toolCall", id, name: "read", arguments: {} }],
+  timestamp: ts,
+});
+const result = (id: string, text: string, ts: number): AgentMessage => ({
+  role: "toolResult",
+  toolCallId: id,
+  toolName: "read",
+  content: [{ type: "text", text }],
+  isError: false,
+  timestamp: ts,
+});
 
 describe("cache-aware cost", () => {
   const price = { model: "x/y", input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 };
@@ -53,11 +68,20 @@ describe("cache-aware cost", () => {
     expect(r.write).toBe(Math.round(chars(stubbed) / 4) - r.read);
     expect(r.write).toBeLessThan(200);
     expect(meter.tally.requests).toBe(3);
-    expect(meter.tally.costUsd).toBeCloseTo((meter.tally.cacheReadTokens * 0.3 + meter.tally.cacheWriteTokens * 3.75) / 1e6, 12);
+    expect(meter.tally.costUsd).toBeCloseTo(
+      (meter.tally.cacheReadTokens * 0.3 + meter.tally.cacheWriteTokens * 3.75) / 1e6,
+      12,
+    );
   });
 
   it("prices come from pi-ai's catalogue; unknown models are a usage error with suggestions", () => {
-    expect(priceOf("anthropic/claude-sonnet-4-5")).toMatchObject({ model: "anthropic/claude-sonnet-4-5", input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 });
+    expect(priceOf("anthropic/claude-sonnet-4-5")).toMatchObject({
+      model: "anthropic/claude-sonnet-4-5",
+      input: 3,
+      output: 15,
+      cacheRead: 0.3,
+      cacheWrite: 3.75,
+    });
     expect(() => priceOf("anthropic/claude-sonnet-9")).toThrow(/unknown price model/);
     expect(() => priceOf("nope/x")).toThrow(/unknown price model provider/);
   });
@@ -67,12 +91,21 @@ describe("replay helpers", () => {
   it("pairing: orphan results and lost results are violations, results missing in the raw input are not", () => {
     const raw = [user("go", 1), call("a", 2), result("a", "A", 3), call("b", 4), user("next", 5)];
     expect(pairingViolations(raw, raw)).toEqual([]);
-    expect(pairingViolations([user("go", 1), result("a", "A", 3)], raw)).toEqual(["tool result a does not answer a call of its turn"]);
-    expect(pairingViolations([user("go", 1), call("a", 2), user("next", 5)], raw)).toEqual(["tool call a lost its result"]);
+    expect(pairingViolations([user("go", 1), result("a", "A", 3)], raw)).toEqual([
+      "tool result a does not answer a call of its turn",
+    ]);
+    expect(pairingViolations([user("go", 1), call("a", 2), user("next", 5)], raw)).toEqual([
+      "tool call a lost its result",
+    ]);
   });
 
   it("timestamps are filled in ascending order, existing ones kept", () => {
-    const out = withTimestamps([{ role: "user", content: "a" }, user("b", 10_000), { role: "user", content: "c" }, user("d", 5)]);
+    const out = withTimestamps([
+      { role: "user", content: "a" },
+      user("b", 10_000),
+      { role: "user", content: "c" },
+      user("d", 5),
+    ]);
     expect(out.map((m) => m.timestamp)).toEqual([9000, 10_000, 11_000, 12_000]);
   });
 
@@ -86,15 +119,31 @@ describe("replay helpers", () => {
   it("progress: redraws in place on a TTY, plain lines per 10% otherwise", () => {
     let tty = "";
     let t = 0;
-    const p = createProgress((s) => { tty += s; }, true, "replay", () => (t += 200));
-    for (let call = 1; call <= 3; call++) p.update({ call, calls: 3, flushes: 0, rawTokens: 1000, condensedTokens: 400 });
+    const p = createProgress(
+      (s) => {
+        tty += s;
+      },
+      true,
+      "replay",
+      () => (t += 200),
+    );
+    for (let call = 1; call <= 3; call++)
+      p.update({ call, calls: 3, flushes: 0, rawTokens: 1000, condensedTokens: 400 });
     p.done();
     expect(tty).toContain("\r\x1b[2Kreplay [");
     expect(tty).toContain("-60%");
     expect(tty.includes("\n")).toBe(false);
     let plain = "";
-    const q = createProgress((s) => { plain += s; }, false, "replay", () => 0);
-    for (let call = 1; call <= 100; call++) q.update({ call, calls: 100, flushes: 1, rawTokens: 10, condensedTokens: 10 });
+    const q = createProgress(
+      (s) => {
+        plain += s;
+      },
+      false,
+      "replay",
+      () => 0,
+    );
+    for (let call = 1; call <= 100; call++)
+      q.update({ call, calls: 100, flushes: 1, rawTokens: 10, condensedTokens: 10 });
     expect(plain.split("\n").filter(Boolean)).toHaveLength(11);
     expect(plain).not.toContain("\r");
   });
@@ -102,8 +151,14 @@ describe("replay helpers", () => {
 
 describe("summarizer flags", () => {
   it("no flags: the process env decides (deterministic when unset)", () => {
-    expect(summarizerEnvFromFlags({}, {})).toEqual({ CONDENSE_SUMMARIZER_MODEL: undefined, CONDENSE_SUMMARIZER_FALLBACK_MODEL: undefined, CONDENSE_SUMMARIZER_CONFIG: undefined });
-    expect(summarizerEnvFromFlags({ "summarizer-model": "anthropic/claude-haiku-4-5" }, {}).CONDENSE_SUMMARIZER_MODEL).toBe("anthropic/claude-haiku-4-5");
+    expect(summarizerEnvFromFlags({}, {})).toEqual({
+      CONDENSE_SUMMARIZER_MODEL: undefined,
+      CONDENSE_SUMMARIZER_FALLBACK_MODEL: undefined,
+      CONDENSE_SUMMARIZER_CONFIG: undefined,
+    });
+    expect(
+      summarizerEnvFromFlags({ "summarizer-model": "anthropic/claude-haiku-4-5" }, {}).CONDENSE_SUMMARIZER_MODEL,
+    ).toBe("anthropic/claude-haiku-4-5");
   });
 
   it("a base URL makes a custom OpenAI-compatible model and keeps an existing config", () => {
@@ -114,17 +169,43 @@ describe("summarizer flags", () => {
     expect(JSON.parse(env.CONDENSE_SUMMARIZER_CONFIG!)).toEqual({
       retries: 0,
       summarizerModel: "local/qwen2.5-7b",
-      customModels: [{ provider: "local", id: "qwen2.5-7b", api: "openai-completions", baseUrl: "http://127.0.0.1:8080/v1", apiKey: "no-key" }],
+      customModels: [
+        {
+          provider: "local",
+          id: "qwen2.5-7b",
+          api: "openai-completions",
+          baseUrl: "http://127.0.0.1:8080/v1",
+          apiKey: "no-key",
+        },
+      ],
     });
-    const keyed = summarizerEnvFromFlags({ "summarizer-model": "p/m", "summarizer-base-url": "https://x.example/v1", "summarizer-api-key-env": "MY_KEY", "summarizer-api": "anthropic-messages" }, {});
-    expect(JSON.parse(keyed.CONDENSE_SUMMARIZER_CONFIG!).customModels[0]).toMatchObject({ api: "anthropic-messages", apiKeyEnv: "MY_KEY" });
+    const keyed = summarizerEnvFromFlags(
+      {
+        "summarizer-model": "p/m",
+        "summarizer-base-url": "https://x.example/v1",
+        "summarizer-api-key-env": "MY_KEY",
+        "summarizer-api": "anthropic-messages",
+      },
+      {},
+    );
+    expect(JSON.parse(keyed.CONDENSE_SUMMARIZER_CONFIG!).customModels[0]).toMatchObject({
+      api: "anthropic-messages",
+      apiKeyEnv: "MY_KEY",
+    });
   });
 
   it("bad combinations are usage errors", () => {
     expect(() => summarizerEnvFromFlags({ "summarizer-base-url": "http://x" }, {})).toThrow(/needs --summarizer-model/);
     expect(() => summarizerEnvFromFlags({ "summarizer-model": "noslash" }, {})).toThrow(/provider\/model-id/);
-    expect(() => summarizerEnvFromFlags({ "summarizer-model": "a/b", "summarizer-base-url": "not a url" }, {})).toThrow(/not a URL/);
-    expect(() => summarizerEnvFromFlags({ "summarizer-model": "a/b", "summarizer-base-url": "http://x", "summarizer-api": "grpc" }, {})).toThrow(/--summarizer-api/);
+    expect(() => summarizerEnvFromFlags({ "summarizer-model": "a/b", "summarizer-base-url": "not a url" }, {})).toThrow(
+      /not a URL/,
+    );
+    expect(() =>
+      summarizerEnvFromFlags(
+        { "summarizer-model": "a/b", "summarizer-base-url": "http://x", "summarizer-api": "grpc" },
+        {},
+      ),
+    ).toThrow(/--summarizer-api/);
   });
 });
 
@@ -145,33 +226,66 @@ describe("worker metrics endpoint", () => {
   });
 });
 
-describe("operator commands on an embedded database", () => {
+describe("operator commands on a data directory (through the local service they start)", () => {
   const dir = mkdtempSync(join(tmpdir(), "condense-ops-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const run = async (args: string[], env: Record<string, string | undefined> = {}) => {
     let out = "";
     let err = "";
-    const io: CliIo = { out: (t) => { out += t; }, err: (t) => { err += t; }, errIsTTY: false, env };
+    const io: CliIo = {
+      out: (t) => {
+        out += t;
+      },
+      err: (t) => {
+        err += t;
+      },
+      errIsTTY: false,
+      env,
+    };
     const code = await runCli(args, io);
     return { code, out, err };
   };
   const db = ["--data-dir", dir];
+  afterAll(async () => {
+    await run(["service", "stop", ...db]);
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it("migrate, tenant create (idempotent), key create, status", { timeout: 120_000 }, async () => {
     const m = await run(["migrate", ...db]);
     expect(m.code).toBe(0);
     expect(m.out).toMatch(/migrations applied on PGlite at .*pglite/);
+    // No service runs yet: tenant create starts the local service and goes through it.
     const t = await run(["tenant", "create", "acme", "--name", "Acme Inc", ...db]);
+    expect(t.err).toBe("");
     expect(t.code).toBe(0);
-    expect(t.out).toContain("tenant created: acme (Acme Inc)");
-    expect((await run(["tenant", "create", "acme", ...db])).out).toContain("tenant exists: acme");
+    expect(t.out).toContain("tenant created: acme (Acme Inc) via the Condense local service");
+    const again = await run(["tenant", "create", "acme", ...db]);
+    expect(again.err).toBe("");
+    expect(again.out).toContain("tenant exists: acme");
     const k = await run(["key", "create", "acme", "--label", "ci", ...db]);
     expect(k.code).toBe(0);
     expect(k.out.trim()).toMatch(/^ck_\S{20,}$/);
     expect(k.err).toContain("shown only now");
-    const s = await run(["status", "--tenant", "acme", "--json", ...db]);
+    // The key works at once against the running service (it wrote to the database the service owns).
+    const { socketFetch } = await import("@condense/client");
+    const f = socketFetch(join(dir, "service.sock"));
+    const state = await f("http://condense.local/v1/fleet/status", {
+      headers: { authorization: `Bearer ${k.out.trim()}` },
+    });
+    expect(state.status).toBe(200);
+    // Opening the database beside its live owner is refused with what to run.
+    const mig = await run(["migrate", ...db]);
+    expect(mig.code).toBe(1);
+    expect(mig.err).toContain("in use by the Condense local service");
+    const s = await run(["status", "--json", ...db]);
     expect(s.code).toBe(0);
-    expect(JSON.parse(s.out)).toMatchObject({ tenant: "acme", fleet: { flushes: { total: 0 }, queuedFlushRequests: 0 } });
+    expect(JSON.parse(s.out)).toMatchObject({
+      tenant: "local",
+      ready: true,
+      fleet: { flushes: { total: 0 }, queuedFlushRequests: 0 },
+    });
+    const st = await run(["service", "status", ...db]);
+    expect(st.out).toMatch(/the Condense local service: pid \d+/);
   });
 
   it("errors name the next step", { timeout: 120_000 }, async () => {

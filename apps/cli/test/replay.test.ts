@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadSession } from "../src/replay/load-session.ts";
 import { priceOf } from "../src/replay/price-model.ts";
 import { replaySession, type ReplayResult } from "../src/replay/replay-session.ts";
-import { realSessionFiles, REPO_ROOT } from "../../../test/support/sessions.ts";
+import { realSessionFiles, REPO_ROOT } from "@condense/test-support/sessions";
 
 /**
  * Reclaim over all model calls (sum of context tokens sent), deterministic summarizer, default
@@ -31,8 +31,10 @@ const results: { name: string; r: ReplayResult }[] = [];
 
 afterAll(() => {
   if (results.length === 0) return;
-  const rows = results.map(({ name, r }) =>
-    `${name.padEnd(52)} calls ${String(r.calls.length).padStart(4)}  reclaim ${String(r.totals.reclaimPct).padStart(5)}%  last ${String(r.totals.finalReclaimPct).padStart(5)}%  flushes ${String(r.flushes.requested).padStart(3)}  summaries ${String(r.summaries).padStart(4)}  dedup ${String(r.dedupHits).padStart(3)}  chains ${String(r.chainsCompressed).padStart(3)}  saved ${String(r.cost.savedPct).padStart(5)}%  ${(r.durationMs / 1000).toFixed(1)}s`);
+  const rows = results.map(
+    ({ name, r }) =>
+      `${name.padEnd(52)} calls ${String(r.calls.length).padStart(4)}  reclaim ${String(r.totals.reclaimPct).padStart(5)}%  last ${String(r.totals.finalReclaimPct).padStart(5)}%  flushes ${String(r.flushes.requested).padStart(3)}  summaries ${String(r.summaries).padStart(4)}  dedup ${String(r.dedupHits).padStart(3)}  chains ${String(r.chainsCompressed).padStart(3)}  saved ${String(r.cost.savedPct).padStart(5)}%  ${(r.durationMs / 1000).toFixed(1)}s`,
+  );
   console.log(`\ncondense replay over the real sessions:\n${rows.join("\n")}\n`);
 });
 
@@ -87,23 +89,39 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(TSX, [MAIN, ...args], { cwd: dir, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 }, (err, stdout, stderr) => {
-      const code = err && typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : err ? 1 : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      TSX,
+      [MAIN, ...args],
+      { cwd: dir, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
+      (err, stdout, stderr) => {
+        const code =
+          err && typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : err ? 1 : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
 /** A small pi v3 session: two prompts, each a run of tool calls with large outputs and a closing reply. */
 function syntheticPiSession(): string {
-  const lines: string[] = [JSON.stringify({ type: "session", version: 3, id: "s-test", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work" })];
+  const lines: string[] = [
+    JSON.stringify({ type: "session", version: 3, id: "s-test", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work" }),
+  ];
   let parent: string | null = null;
   let t = Date.parse("2026-01-01T00:00:01.000Z");
   let n = 0;
   const add = (message: Record<string, unknown>) => {
     const id = `e${++n}`;
     t += 1000;
-    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(t).toISOString(), message: { ...message, timestamp: t } }));
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId: parent,
+        timestamp: new Date(t).toISOString(),
+        message: { ...message, timestamp: t },
+      }),
+    );
     parent = id;
   };
   for (let prompt = 0; prompt < 2; prompt++) {
@@ -111,11 +129,31 @@ function syntheticPiSession(): string {
     for (let k = 0; k < 4; k++) {
       const id = `call_${prompt}_${k}`;
       const path = `src/module_${prompt}_${k}.ts`;
-      add({ role: "assistant", content: [{ type: "text", text: `Reading ${path}.` }, { type: "toolCall", id, name: "read", arguments: { path } }], stopReason: "toolUse" });
-      const body = Array.from({ length: 120 }, (_, i) => `${i + 1}: export const value_${prompt}_${k}_${i} = compute(${i}, "${path}");`).join("\n");
-      add({ role: "toolResult", toolCallId: id, toolName: "read", content: [{ type: "text", text: body }], isError: false });
+      add({
+        role: "assistant",
+        content: [
+          { type: "text", text: `Reading ${path}.` },
+          { type: "toolCall", id, name: "read", arguments: { path } },
+        ],
+        stopReason: "toolUse",
+      });
+      const body = Array.from(
+        { length: 120 },
+        (_, i) => `${i + 1}: export const value_${prompt}_${k}_${i} = compute(${i}, "${path}");`,
+      ).join("\n");
+      add({
+        role: "toolResult",
+        toolCallId: id,
+        toolName: "read",
+        content: [{ type: "text", text: body }],
+        isError: false,
+      });
     }
-    add({ role: "assistant", content: [{ type: "text", text: `Done with task ${prompt}: the modules export computed values.` }], stopReason: "stop" });
+    add({
+      role: "assistant",
+      content: [{ type: "text", text: `Done with task ${prompt}: the modules export computed values.` }],
+      stopReason: "stop",
+    });
   }
   return `${lines.join("\n")}\n`;
 }
@@ -138,7 +176,9 @@ describe("condense CLI", () => {
   it("missing file: exit 3, says which file and what to pass", { timeout: 60_000 }, async () => {
     const r = await cli(["replay", "no-such-session.jsonl"]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain("error: file not found: no-such-session.jsonl — pass a path to a pi, Claude Code, Codex CLI or SWE-agent session file");
+    expect(r.stderr).toContain(
+      "error: file not found: no-such-session.jsonl — pass a path to a pi, Claude Code, Codex CLI or SWE-agent session file",
+    );
     expect(r.stdout).toBe("");
   });
 
@@ -191,8 +231,28 @@ describe("condense CLI", () => {
       cost: { priceModel: "anthropic/claude-sonnet-4-5" },
     });
     expect(out.calls.length).toBe(10);
-    for (const c of out.calls) expect(Object.keys(c).sort()).toEqual(["call", "condensedTokens", "messages", "rawTokens"]);
-    expect(Object.keys(out.totals).sort()).toEqual(["condensedTokens", "finalCondensedTokens", "finalRawTokens", "finalReclaimPct", "rawTokens", "reclaimPct", "reclaimedTokens"]);
+    for (const c of out.calls) {
+      expect(Object.keys(c).sort()).toEqual([
+        "call",
+        "condensedCostUsd",
+        "condensedTokens",
+        "condensedWriteTokens",
+        "messages",
+        "rawCostUsd",
+        "rawTokens",
+        "rawWriteTokens",
+        "recordedCostUsd",
+      ]);
+    }
+    expect(Object.keys(out.totals).sort()).toEqual([
+      "condensedTokens",
+      "finalCondensedTokens",
+      "finalRawTokens",
+      "finalReclaimPct",
+      "rawTokens",
+      "reclaimPct",
+      "reclaimedTokens",
+    ]);
     expect(out.flushes.requested).toBeGreaterThanOrEqual(1);
     expect(out.summaries).toBeGreaterThanOrEqual(1);
     expect(out.totals.reclaimedTokens).toBeGreaterThan(0);
@@ -203,7 +263,8 @@ describe("condense CLI", () => {
     const page = readFileSync(html, "utf8");
     expect(page).toMatch(/^<!doctype html>/);
     expect(page).toContain("<svg");
-    expect(page.match(/<polyline/g)).toHaveLength(2);
+    // Cumulative cost (no compaction, as recorded, Condense), cache writes (2), context (2).
+    expect(page.match(/<polyline/g)).toHaveLength(7);
     expect(page).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 

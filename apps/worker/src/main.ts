@@ -1,20 +1,25 @@
 /**
  * `tsx apps/worker/src/main.ts`: a worker process. SIGTERM/SIGINT stop it taking jobs, let active
- * flushes finish for WORKER_SHUTDOWN_GRACE_MS, then release the rest (a released job's lock lapses
+ * flushes finish for CONDENSE_WORKER_SHUTDOWN_GRACE_MS, then release the rest (a released job's lock lapses
  * and another worker re-runs it; commits are idempotent) and exit.
  *
- * Test harness hooks, read here only: CONDENSE_CRASH_AT (see crash-hooks.ts) and CONDENSE_TRACE_FILE
+ * Test harness hooks (declared in @condense/config, used here only): CONDENSE_CRASH_AT (see packages/worker/src/crash-hooks.ts) and CONDENSE_TRACE_FILE
  * (one JSON line per flush run with its start and end, for the serialization checks).
  */
 import { appendFileSync } from "node:fs";
-import { loadWorkerConfig } from "./config.ts";
-import { crashHooksFromSpec } from "./crash-hooks.ts";
-import { createRuntime } from "./runtime.ts";
+import { createRuntime, crashHooksFromSpec, loadWorkerConfig } from "@condense/worker";
 
 async function main(): Promise<void> {
   const config = loadWorkerConfig();
-  const traceFile = process.env.CONDENSE_TRACE_FILE;
-  const hooks = crashHooksFromSpec(process.env.CONDENSE_CRASH_AT);
+  if (config.mode === "embedded") {
+    // A worker alone on a PGlite directory has no API feeding it, and would own the directory.
+    console.error(
+      "condense worker: no DATABASE_URL/REDIS_URL, so there is nothing to consume. Run API and worker in one process with `condense serve` (or apps/api/src/main.ts), or set DATABASE_URL=postgres://... and REDIS_URL for a fleet worker.",
+    );
+    process.exit(2);
+  }
+  const traceFile = config.traceFile;
+  const hooks = crashHooksFromSpec(config.crashAt);
   const runtime = await createRuntime(config, {
     ...(hooks ? { hooks } : {}),
     ...(traceFile ? { onFlushTrace: (t) => appendFileSync(traceFile, `${JSON.stringify(t)}\n`) } : {}),
@@ -26,7 +31,10 @@ async function main(): Promise<void> {
     runtime.logger.info({ signal }, "shutting down");
     runtime.close().then(
       () => process.exit(0),
-      (err) => { runtime.logger.error({ err }, "shutdown failed"); process.exit(1); },
+      (err) => {
+        runtime.logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
     );
   };
   process.on("SIGTERM", () => stop("SIGTERM"));

@@ -23,7 +23,7 @@ export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = Object.freeze({ initialM
  */
 export function backoffDelay(policy: BackoffPolicy, attempt: number): number {
   const n = Math.max(0, Math.floor(attempt));
-  const ceiling = Math.min(policy.maxMs, policy.initialMs * Math.pow(policy.factor, Math.min(n, 30)));
+  const ceiling = Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.min(n, 30));
   const r = (policy.random ?? Math.random)();
   return Math.round(ceiling / 2 + (ceiling / 2) * r);
 }

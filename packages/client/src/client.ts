@@ -4,57 +4,38 @@
  * that shapes it: nothing the agent waits on touches the network. `capture`, the trigger methods and
  * `render` are synchronous; sending, retrying and pulling happen in the background, and when the
  * service is unreachable rendering fails open (the last applied state, or the raw messages).
+ *
+ * It is a composition of four parts: the service connection (service-connection.ts), the capture
+ * outbox (capture-outbox.ts), the flush scheduler (flush-scheduler.ts) and the render session
+ * (render-session.ts); what is left here is the session's start and the calls that span them.
  */
+import type { QueryAnswer, QueryRequest, SessionStatusAnswer } from "@condense/contract";
 import {
   capturePendingBatches,
-  captureTurn,
-  computeContextMetrics,
-  diagCounts,
-  emptyLedger,
-  isSummaryMessage,
   normalizeSettings,
-  pruneMessages,
-  recordDiagnostics,
   runRearmProbe,
-  statusLineText,
   type AgentMessage,
+  type CallUsage,
   type CapturedBatch,
   type CondenseSettings,
   type CondenseState,
   type ContextMetrics,
   type ContextUsage,
   type DiagCounts,
-  type Diagnostic,
-  type DiagnosticsLedger,
-  type FlushTrigger,
   type SummaryEntry,
 } from "@condense/core";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.ts";
-import { CaptureSpool } from "./capture-spool.ts";
-import { buildFlushRequest } from "./flush-request.ts";
-import { Outbox, type CaptureAck, type FlushAck, type OutboxItem } from "./outbox.ts";
-import { StateMirror, type StagedChange } from "./state-mirror.ts";
-import { createTransport, type FetchLike, type Transport } from "./transport.ts";
-import { TriggerState, type TriggerDecision } from "./trigger-state.ts";
-import { VersionWatch } from "./version-watch.ts";
+import { openCaptureOutbox } from "./capture-outbox.ts";
+import { eventEmitter, type ClientEvent } from "./client-events.ts";
+import { FlushScheduler } from "./flush-scheduler.ts";
+import { RenderSession } from "./render-session.ts";
+import { attachStateCache, type StateCache } from "./state-cache.ts";
+import { connectService, type CondenseHost } from "./service-connection.ts";
+import type { HandOffResult, ResolveHandOff } from "./summarizer-handoff.ts";
+import { CondenseHttpError, type FetchLike } from "./transport.ts";
+import type { ColdReason, TriggerDecision, TriggerState } from "./trigger-state.ts";
 
-/** An in-process service (embedded mode): the API app's fetch plus a key it accepts. */
-export interface CondenseHost {
-  baseUrl: string;
-  apiKey: string;
-  fetch: FetchLike;
-  close(): Promise<void>;
-}
-
-export type ClientEvent =
-  | { type: "staged"; version: number; newSummaries: SummaryEntry[] }
-  | { type: "applied"; version: number; summaries: SummaryEntry[] }
-  | { type: "capture-acked"; captureId: string; accepted: number; duplicates: number }
-  | { type: "flush-accepted"; flushId: string; trigger: string; cursor: number }
-  /** A trigger's flush request was built (off the agent's turn for automatic triggers) and queued. */
-  | { type: "flush-queued"; trigger: string; buildMs: number }
-  | { type: "diagnostics"; diagnostics: Diagnostic[] }
-  | { type: "error"; where: string; error: unknown; willRetry?: boolean };
+export type { CondenseHost };
 
 export interface CondenseClientOptions {
   /** Base URL of a Condense API (fleet mode). Without it, `host` must provide an in-process service. */
@@ -77,6 +58,10 @@ export interface CondenseClientOptions {
   maxApplyDeferrals?: number;
   now?: () => number;
   onEvent?: (event: ClientEvent) => void;
+  /** A local service summarizes with the agent's own model: resolves what to hand it (summarizer-handoff.ts). */
+  summarizerHandOff?: ResolveHandOff;
+  /** The last applied state on disk (state-cache.ts): a resumed session renders with it before its first sync. */
+  stateCache?: StateCache;
 }
 
 export interface TurnInput {
@@ -86,11 +71,20 @@ export interface TurnInput {
   turnIndex: number;
 }
 
-export interface CaptureResult { pushed: boolean; captureId: string | null; batch: CapturedBatch | null }
+export interface CaptureResult {
+  pushed: boolean;
+  captureId: string | null;
+  batch: CapturedBatch | null;
+}
 
 export interface RenderOutput {
   messages: readonly AgentMessage[];
   pruned: boolean;
+  /**
+   * Shadow mode (`shadowMode`): `messages` is the input, unchanged, and this is what Condense would
+   * have sent, so a fleet can measure the saving before it lets Condense change a request.
+   */
+  shadow?: readonly AgentMessage[];
   /** Set when rendering failed and the input was returned untouched. */
   failedOpen?: string;
 }
@@ -100,7 +94,12 @@ export interface QueryResult {
   details: { hits: unknown[]; notFound: string[] };
 }
 
-export interface StartResult { resent: number; rearmed: boolean; synced: boolean; error?: string }
+export interface StartResult {
+  resent: number;
+  rearmed: boolean;
+  synced: boolean;
+  error?: string;
+}
 
 export interface CondenseClient {
   readonly sessionId: string;
@@ -109,13 +108,30 @@ export interface CondenseClient {
   /** Connect, pull the state, resend what the branch holds that the service never acknowledged, rearm. */
   start(branch: readonly AgentMessage[], options?: { syncTimeoutMs?: number }): Promise<StartResult>;
   capture(turn: TurnInput): CaptureResult;
-  turnEnd(input: { toolResultCount: number; pushedThisTurn: boolean; usage: ContextUsage | null | undefined; branch: () => readonly AgentMessage[] }): TriggerDecision;
-  messageEnd(message: AgentMessage, branch: () => readonly AgentMessage[], usage?: ContextUsage | null): TriggerDecision;
+  turnEnd(input: {
+    toolResultCount: number;
+    pushedThisTurn: boolean;
+    usage: ContextUsage | null | undefined;
+    branch: () => readonly AgentMessage[];
+  }): TriggerDecision;
+  /**
+   * An assistant message ended. `callUsage` is the request's cache usage when the caller measured it
+   * itself (a replay); by default the message's own `usage` (pi-ai) calibrates the `roi` policy.
+   */
+  messageEnd(
+    message: AgentMessage,
+    branch: () => readonly AgentMessage[],
+    usage?: ContextUsage | null,
+    callUsage?: CallUsage | null,
+  ): TriggerDecision;
+  /** The host knows the next request starts cold (model switch, its own compaction): under `roi`, a moment to flush. */
+  markCold(reason: ColdReason, branch: () => readonly AgentMessage[]): TriggerDecision;
   flushNow(branch: readonly AgentMessage[], usage?: ContextUsage | null): TriggerDecision & { captured: number };
   /** Apply a staged delta. With `context`, waits (a few calls at most) until its summaries are in it. */
   applyPending(context?: readonly AgentMessage[]): boolean;
   render(messages: readonly AgentMessage[]): RenderOutput;
-  query(refs: readonly string[]): Promise<QueryResult>;
+  /** Recover originals; `page.offset` pages through long bodies (each cut names the next offset). */
+  query(refs: readonly string[], page?: { offset?: number; limit?: number }): Promise<QueryResult>;
   status(): Promise<Record<string, unknown>>;
   /** Pull the state now (also done in the background). */
   sync(): Promise<boolean>;
@@ -129,6 +145,13 @@ export interface CondenseClient {
   readonly outboxSize: number;
   readonly degraded: boolean;
   footerText(): string;
+  /**
+   * Seed an empty session with state another condenser left (POST .../imports), before `start`, so
+   * the start's rescan already sees it. Skipped (false) when the service holds state for the session.
+   */
+  importState(body: unknown): Promise<boolean>;
+  /** Resolve and send the summarizer hand-off now (start, model change); no-op without `summarizerHandOff`. */
+  handOffSummarizer(): Promise<HandOffResult>;
   /** Wait until everything queued has been acknowledged (bounded). */
   drain(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
@@ -136,129 +159,56 @@ export interface CondenseClient {
 
 export function createCondenseClient(options: CondenseClientOptions): CondenseClient {
   if (!options.url && !options.host) {
-    throw new Error("createCondenseClient: give `url` (a Condense API) or `host` (an in-process service, see @condense/embedded)");
+    throw new Error(
+      "createCondenseClient: give `url` (a Condense API) or `host` (an in-process or local service, see @condense/service)",
+    );
   }
-  const emit = (e: ClientEvent) => { try { options.onEvent?.(e); } catch { /* a listener must not break the client */ } };
+  const emit = eventEmitter(options.onEvent);
   const sessionPath = `/v1/sessions/${encodeURIComponent(options.sessionId)}`;
   let settings = normalizeSettings(options.settings);
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const now = options.now ?? Date.now;
 
-  // The transport resolves the host lazily, so creating a client never blocks and an embedded service
-  // starts on first use.
-  let hostPromise: Promise<CondenseHost> | null = null;
-  const resolveHost = (): Promise<CondenseHost> => {
-    if (!options.host) throw new Error("no host");
-    if (!hostPromise) hostPromise = typeof options.host === "function" ? options.host() : Promise.resolve(options.host);
-    return hostPromise;
-  };
-  let transport: Transport;
-  if (options.url) {
-    transport = createTransport({
-      baseUrl: options.url,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      timeoutMs: options.requestTimeoutMs ?? 10_000,
-    });
-  } else {
-    let inner: Promise<Transport> | null = null;
-    const get = () => (inner ??= resolveHost().then((h) => createTransport({ baseUrl: h.baseUrl, apiKey: h.apiKey, fetch: h.fetch, timeoutMs: options.requestTimeoutMs ?? 30_000 })));
-    transport = {
-      request: async (m, p, b, s) => (await get()).request(m, p, b, s),
-      stream: async (p, s) => (await get()).stream(p, s),
-    };
-  }
-
-  const trigger = new TriggerState();
-  const mirror = new StateMirror(transport, sessionPath, (c: StagedChange) => emit({ type: "staged", version: c.version, newSummaries: c.newSummaries }));
-  const outbox = new Outbox({
-    transport,
-    sessionId: options.sessionId,
-    ...(options.spoolPath ? { spool: new CaptureSpool(options.spoolPath) } : {}),
-    backoff,
-    onCaptureAcked: (captureId: string, ack: CaptureAck) => emit({ type: "capture-acked", captureId, accepted: ack.accepted, duplicates: ack.duplicates }),
-    onFlushAccepted: (ack: FlushAck) => emit({ type: "flush-accepted", flushId: ack.flushId, trigger: ack.trigger, cursor: ack.cursor }),
-    onSendError: (error: unknown, item: OutboxItem, willRetry: boolean) => emit({ type: "error", where: `send ${item.kind}`, error, willRetry }),
-  });
-  const watch = new VersionWatch({
+  const connection = connectService(options, sessionPath, () => session.mirror, backoff, emit);
+  const { transport, handOff } = connection;
+  const session: RenderSession = new RenderSession({
     transport,
     sessionPath,
-    mirror,
-    pollMs: options.pollMs ?? 1000,
-    backoff: { ...backoff, maxMs: Math.max(backoff.maxMs, 30_000) },
-    sse: options.sse ?? true,
-    onError: (error) => emit({ type: "error", where: "state pull", error, willRetry: true }),
+    backoff,
+    settings: () => settings,
+    ...(options.maxApplyDeferrals !== undefined ? { maxApplyDeferrals: options.maxApplyDeferrals } : {}),
+    onLanded: (tokens) => scheduler.trigger.landed(tokens),
+    emit,
   });
-
-  let metricsCache: ContextMetrics | null = null;
-  let reclaim: { beforeChars: number; afterChars: number } | null = null;
-  let ledger: DiagnosticsLedger = emptyLedger();
-  /**
-   * Frozen diagnostic objects already recorded in `ledger`: the render hands back the same frozen
-   * object for a condition that persists (an unresolved chain range reported on every call), and the
-   * ledger only grows, so a render whose diagnostics are all in here has nothing fresh and skips the
-   * ledger lookup (it builds a key string per diagnostic). Frozen only: they cannot change their key.
-   */
-  let recordedFrozen = new WeakSet<Diagnostic>();
-  const allRecorded = (ds: readonly Diagnostic[]) => {
-    for (let i = 0; i < ds.length; i++) if (!recordedFrozen.has(ds[i]!)) return false;
-    return true;
-  };
-  let deferrals = 0;
-  let measuredVersion = -1;
-  const now = options.now ?? Date.now;
-  /** The newest state known: trimming against it avoids resending what is already summarized. */
-  const knownState = () => mirror.staged ?? mirror.applied;
-
-  /** An automatic trigger's request, built on the next event-loop turn (see postFlush). */
-  let pendingBuild: { run: () => void; handle: NodeJS.Immediate } | null = null;
-  const runPendingBuild = () => {
-    const p = pendingBuild;
-    if (!p) return;
-    pendingBuild = null;
-    clearImmediate(p.handle);
-    p.run();
-  };
-
-  /**
-   * Hand a flush request to the outbox. Building it (metrics snapshot, chain detection, grace keys) reads
-   * the whole branch and costs milliseconds on a long session, so an automatic trigger (`defer`) builds
-   * it on the next event-loop turn, while the agent waits on its model, from the branch, state and
-   * settings as they are now; `flushing` stays set until then (CAP-TRIGGER-12). The manual command
-   * builds it at once.
-   */
-  function postFlush(trig: FlushTrigger, branch: readonly AgentMessage[], closingMessage?: AgentMessage, usage?: ContextUsage | null, defer = false): void {
-    runPendingBuild();
-    trigger.flushing = true;
-    trigger.flushStarted();
-    const state = knownState();
-    const current = settings;
-    const build = () => {
-      const t0 = performance.now();
-      try {
-        const body = buildFlushRequest({ trigger: trig, branch, ...(closingMessage ? { closingMessage } : {}), ...(usage ? { usage } : {}) }, state, current);
-        metricsCache = body.metrics;
-        outbox.enqueueFlush(body);
-        emit({ type: "flush-queued", trigger: trig, buildMs: performance.now() - t0 });
-      } catch (error) {
-        emit({ type: "error", where: "flush request", error });
-      } finally {
-        trigger.flushing = false;
-      }
-    };
-    if (!defer) return build();
-    pendingBuild = { run: build, handle: setImmediate(runPendingBuild) };
-  }
-
-  function resendFromBranch(branch: readonly AgentMessage[]): number {
-    const batches = capturePendingBatches(branch, knownState(), settings, { now: now() });
-    // Chunked so one POST stays well under the API's body limit; ids stay deterministic per chunk.
-    for (let i = 0; i < batches.length; i += 50) outbox.enqueueCapture(batches.slice(i, i + 50));
-    return batches.length;
-  }
-
-  const client: CondenseClient = {
+  // Read now; seeds the mirror if it loads before a sync or render (and is saved at each apply).
+  if (options.stateCache)
+    void attachStateCache(session.mirror, options.stateCache, (r) =>
+      emit({ type: "error", where: "state cache", error: new Error(`ignored (${r.reason}): ${r.detail}`) }),
+    );
+  const outbox = openCaptureOutbox({
+    transport,
     sessionId: options.sessionId,
-    get settings() { return settings; },
+    ...(options.spoolPath ? { spoolPath: options.spoolPath } : {}),
+    backoff,
+    handOff,
+    emit,
+  });
+  const scheduler: FlushScheduler = new FlushScheduler({
+    outbox,
+    handOff,
+    knownState: () => session.knownState(),
+    settings: () => settings,
+    now,
+    onMetrics: (m) => session.noteMetrics(m),
+    emit,
+  });
+  const { trigger } = scheduler;
+
+  return {
+    sessionId: options.sessionId,
+    get settings() {
+      return settings;
+    },
     updateSettings(next) {
       settings = normalizeSettings(next);
       return settings;
@@ -266,21 +216,11 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
 
     async start(branch, startOptions = {}) {
       trigger.reset();
-      ledger = emptyLedger();
-      recordedFrozen = new WeakSet();
+      session.reset();
       let synced = false;
       let error: string | undefined;
-      const timeoutMs = startOptions.syncTimeoutMs ?? 5_000;
       try {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`initial sync exceeded ${timeoutMs} ms`)), timeoutMs); });
-        try {
-          await Promise.race([mirror.pull(), timeout]);
-        } finally {
-          clearTimeout(timer);
-        }
-        // Startup is a safe boundary: nothing has been rendered in this process yet.
-        mirror.apply();
+        await session.initialSync(startOptions.syncTimeoutMs ?? 5_000);
         synced = true;
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);
@@ -288,161 +228,125 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
       }
       let resent = 0;
       const probe = runRearmProbe(() => {
-        const found = capturePendingBatches(branch, knownState(), settings, { now: now() });
+        const found = capturePendingBatches(branch, session.knownState(), settings, { now: now() });
         resent = found.length;
         return found;
       });
-      if (probe.ok && probe.batches.length > 0) {
-        for (let i = 0; i < probe.batches.length; i += 50) outbox.enqueueCapture(probe.batches.slice(i, i + 50));
-      }
+      if (probe.ok && probe.batches.length > 0) outbox.enqueueBatches(probe.batches);
       const rearmError = trigger.rearm(settings.enabled, probe);
       if (rearmError) emit({ type: "error", where: "rearm probe", error: new Error(rearmError) });
-      metricsCache = safeMetrics(branch);
-      watch.start();
+      session.resetMetrics(branch);
+      session.refreshCounts();
+      connection.watchVersions();
       return { resent, rearmed: trigger.rearmed, synced, ...(error ? { error } : {}) };
     },
 
     capture(turn) {
       if (!settings.enabled) return { pushed: false, captureId: null, batch: null };
-      const batch = captureTurn({ message: turn.message, toolResults: turn.toolResults, turnIndex: turn.turnIndex, now: now() }, knownState(), settings);
-      if (!batch) return { pushed: false, captureId: null, batch: null };
-      const captureId = outbox.enqueueCapture([batch]);
-      trigger.pushed();
-      return { pushed: true, captureId, batch };
+      const captured = outbox.capture(
+        { message: turn.message, toolResults: turn.toolResults, turnIndex: turn.turnIndex, now: now() },
+        session.knownState(),
+        settings,
+      );
+      if (!captured) return { pushed: false, captureId: null, batch: null };
+      trigger.pushed(captured.batch);
+      return { pushed: true, ...captured };
     },
 
     turnEnd({ toolResultCount, pushedThisTurn, usage, branch }) {
-      const d = trigger.turnEnd(settings, toolResultCount, pushedThisTurn, usage);
-      if (d.flush && d.trigger) postFlush(d.trigger, branch(), undefined, usage, true);
-      return d;
+      return scheduler.turnEnd(toolResultCount, pushedThisTurn, usage, branch);
     },
-
-    messageEnd(message, branch, usage) {
-      const d = trigger.messageEnd(settings, message);
-      if (d.flush && d.trigger) postFlush(d.trigger, branch(), d.closingMessage, usage, true);
-      return d;
+    messageEnd(message, branch, usage, callUsage) {
+      return scheduler.messageEnd(message, branch, usage, callUsage);
     },
-
+    markCold(reason, branch) {
+      return scheduler.markCold(reason, branch);
+    },
     flushNow(branch, usage) {
-      const captured = settings.enabled ? capturePendingBatches(branch, knownState(), settings, { now: now() }) : [];
-      const d = trigger.manual(settings.enabled, captured.length);
-      if (d.flush) {
-        // The manual command also resends what the branch holds, in case a capture was lost.
-        if (captured.length > 0) resendFromBranch(branch);
-        postFlush("manual", branch, undefined, usage);
-      }
-      return { ...d, captured: captured.length };
+      return scheduler.flushNow(branch, usage);
     },
 
     applyPending(context) {
-      if (!mirror.staged) return false;
-      const waiting = mirror.pendingSummaries();
-      if (context && waiting.length > 0 && deferrals < (options.maxApplyDeferrals ?? 3)) {
-        const present = new Set<string>();
-        for (const m of context) {
-          if (!isSummaryMessage(m)) continue;
-          const d = m.details as { summaryId?: unknown; summaryIds?: unknown } | undefined;
-          if (typeof d?.summaryId === "string") present.add(d.summaryId);
-          if (Array.isArray(d?.summaryIds)) for (const id of d.summaryIds) if (typeof id === "string") present.add(id);
-        }
-        if (!waiting.every((s) => present.has(s.id))) {
-          deferrals++;
-          return false;
-        }
-      }
-      deferrals = 0;
-      const changed = mirror.apply();
-      if (changed) emit({ type: "applied", version: mirror.applied.version, summaries: waiting });
-      return changed;
+      return session.applyPending(context);
     },
-
     render(messages) {
-      if (!settings.enabled) return { messages, pruned: false };
-      try {
-        // The reclaim figure costs a full serialization of fresh clones; it is measured once per
-        // applied state (it moves with flushes), not on every call.
-        const measure = measuredVersion !== mirror.applied.version;
-        const r = pruneMessages(messages, mirror.applied, { settings, measure });
-        if (r.pruned && measure) {
-          reclaim = { beforeChars: r.beforeChars, afterChars: r.afterChars };
-          measuredVersion = mirror.applied.version;
-        }
-        if (r.diagnostics.length > 0 && !allRecorded(r.diagnostics)) {
-          const rec = recordDiagnostics(ledger, r.diagnostics);
-          ledger = rec.ledger;
-          for (const d of r.diagnostics) if (Object.isFrozen(d)) recordedFrozen.add(d);
-          if (rec.fresh.length > 0) emit({ type: "diagnostics", diagnostics: rec.fresh });
-        }
-        return { messages: r.messages, pruned: r.pruned };
-      } catch (err) {
-        // Fail open: the raw messages are always a valid request (their tool pairing is the host's own).
-        emit({ type: "error", where: "render", error: err });
-        return { messages, pruned: false, failedOpen: err instanceof Error ? err.message : String(err) };
-      }
+      return session.render(messages);
     },
 
-    async query(refs) {
-      const r = await transport.request<{ text: string; hits: unknown[]; notFound: string[] }>("POST", `${sessionPath}/query`, { toolCallIds: refs });
+    async query(refs, page = {}) {
+      const r = await transport.request<QueryAnswer>("POST", `${sessionPath}/query`, {
+        toolCallIds: [...refs],
+        ...page,
+      } satisfies QueryRequest);
       return { text: r.text, details: { hits: r.hits, notFound: r.notFound } };
     },
 
     status() {
-      return transport.request<Record<string, unknown>>("GET", `${sessionPath}/status`);
+      return transport.request<SessionStatusAnswer>("GET", `${sessionPath}/status`);
     },
 
     sync() {
-      return mirror.pull();
+      return session.mirror.pull();
     },
 
     refreshMetrics(branch) {
-      const m = safeMetrics(branch);
-      if (m) metricsCache = m;
-      return metricsCache;
+      return session.refreshMetrics(branch);
     },
 
-    get state() { return mirror.applied; },
-    get stagedSummaries() { return mirror.pendingSummaries(); },
-    get metrics() { return metricsCache; },
-    get reclaim() { return reclaim; },
-    get diag() { return diagCounts(ledger); },
-    get trigger() { return trigger; },
-    get outboxSize() { return outbox.size; },
-    get degraded() { return outbox.degraded || mirror.lastPullError !== null; },
+    get state() {
+      return session.mirror.applied;
+    },
+    get stagedSummaries() {
+      return session.stagedSummaries;
+    },
+    get metrics() {
+      return session.metrics;
+    },
+    get reclaim() {
+      return session.reclaim;
+    },
+    get diag() {
+      return session.diag;
+    },
+    get trigger() {
+      return trigger;
+    },
+    get outboxSize() {
+      return outbox.size;
+    },
+    get degraded() {
+      return outbox.degraded || session.mirror.lastPullError !== null;
+    },
 
     footerText() {
-      return statusLineText({ enabled: settings.enabled, reclaim, diag: diagCounts(ledger), metrics: metricsCache });
+      return session.footerText();
+    },
+
+    async importState(body) {
+      try {
+        const status = await transport.request<SessionStatusAnswer>("GET", `${sessionPath}/status?flushes=1`);
+        if (status.version > 0) return false;
+      } catch (err) {
+        if (!(err instanceof CondenseHttpError && err.status === 404)) throw err;
+      }
+      await transport.request("POST", `${sessionPath}/imports`, body);
+      return true;
+    },
+
+    handOffSummarizer() {
+      return handOff ? handOff.send() : Promise.resolve({ sent: false, notices: [] });
     },
 
     async drain(timeoutMs = 10_000) {
-      runPendingBuild();
-      let timer: NodeJS.Timeout | undefined;
-      const done = await Promise.race([
-        outbox.drain().then(() => true),
-        new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); timer.unref?.(); }),
-      ]);
-      clearTimeout(timer);
-      return done;
+      scheduler.runPendingBuild();
+      return outbox.drain(timeoutMs);
     },
 
     async close() {
-      runPendingBuild();
+      scheduler.runPendingBuild();
       outbox.close();
-      await watch.close();
-      if (hostPromise) {
-        const h = await hostPromise.catch(() => null);
-        await h?.close();
-      }
+      session.close();
+      await connection.close();
     },
   };
-
-  function safeMetrics(branch: readonly AgentMessage[]): ContextMetrics | null {
-    try {
-      return computeContextMetrics(branch, mirror.applied, settings);
-    } catch (error) {
-      emit({ type: "error", where: "metrics", error });
-      return null;
-    }
-  }
-
-  return client;
 }

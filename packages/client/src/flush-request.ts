@@ -14,34 +14,24 @@ import {
   type AgentMessage,
   type CondenseSettings,
   type CondenseState,
-  type ContextMetrics,
   type DetectedChain,
   type FlushTrigger,
 } from "@condense/core";
+import type { FlushChainInput, FlushMetricsInput, FlushRequest } from "@condense/contract";
 
-export interface FlushChain {
-  startUserTimestamp: number;
-  finalAssistantTimestamp: number | null;
-  middleToolCallIds: string[];
-  middleOccurrenceKeys: string[];
-  protectedToolCallIds: string[];
-  /** Keys of this chain that are in recovery grace; non-empty = deferred. */
-  graceKeys: string[];
-  deferred: boolean;
-}
+/** A chain as the client always sends it: the contract's chain with every field present. */
+export type FlushChain = Required<FlushChainInput>;
 
-export interface FlushMetricsSnapshot extends ContextMetrics {
-  tokens?: number | null;
-  contextWindow?: number | null;
-}
+/** The contract's pre-flush metrics: core's context metrics, the last usage, the cost model's expectation. */
+export type FlushMetricsSnapshot = FlushMetricsInput;
 
-export interface FlushRequestBody {
+/** The contract's flush request, with the fields the client always fills in made required. */
+export type FlushRequestBody = FlushRequest & {
   trigger: FlushTrigger;
   metrics: FlushMetricsSnapshot;
   chains: FlushChain[];
   settings: Record<string, unknown>;
-  flushId?: string;
-}
+};
 
 export interface FlushInput {
   trigger: FlushTrigger;
@@ -68,7 +58,11 @@ function toFlushChain(c: DetectedChain, grace: ReadonlySet<string>): FlushChain 
   };
 }
 
-export function buildFlushRequest(input: FlushInput, state: CondenseState, settings: CondenseSettings): Omit<FlushRequestBody, "flushId"> {
+export function buildFlushRequest(
+  input: FlushInput,
+  state: CondenseState,
+  settings: CondenseSettings,
+): Omit<FlushRequestBody, "flushId"> {
   const detection = withClosingMessage(input.branch, input.closingMessage);
   // Grace is computed on the branch without the closing message (CAP-CHAIN-4).
   const grace = graceSet(input.branch, settings.recoveryGraceTurns);
@@ -77,7 +71,7 @@ export function buildFlushRequest(input: FlushInput, state: CondenseState, setti
     const fc = toFlushChain(c, grace);
     if (fc) chains.push(fc);
   }
-  const metrics: FlushMetricsSnapshot = computeContextMetrics(input.branch, state, settings);
+  const metrics: FlushMetricsSnapshot = { ...computeContextMetrics(input.branch, state, settings) };
   if (input.usage) {
     metrics.tokens = input.usage.tokens;
     metrics.contextWindow = input.usage.contextWindow;

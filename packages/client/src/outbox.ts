@@ -3,18 +3,23 @@
  * were made (a flush must never overtake a capture it is meant to include), one at a time, retried with
  * backoff until the API acknowledges them. Enqueueing is synchronous and never touches the network, so
  * the agent's turn never waits on the service; while the service is down the items simply wait here
- * (and, for captures, in the spool file).
+ * (and, for captures, in the spool file). No capture is dropped for its size: large results travel
+ * out of line (body-travel.ts), and a capture the API still finds too large is sent in halves.
  */
 import { randomUUID } from "node:crypto";
+import type { BodyPartRequest, CapturesAnswer, CapturesRequest, FlushAnswer } from "@condense/contract";
 import { storableBatch, type CapturedBatch } from "@condense/core";
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffPolicy } from "./backoff.ts";
+import { planTravel } from "./body-travel.ts";
 import { captureIdFor } from "./capture-id.ts";
 import type { CaptureSpool } from "./capture-spool.ts";
 import type { FlushRequestBody } from "./flush-request.ts";
 import { CondenseHttpError, type Transport } from "./transport.ts";
+import { NOT_HANDED_OFF } from "./summarizer-handoff.ts";
 
 export type OutboxItem =
-  | { kind: "capture"; captureId: string; batches: CapturedBatch[] }
+  /** `uploaded`: parts already acknowledged (`key#part`), so a retry does not send them again. */
+  | { kind: "capture"; captureId: string; batches: CapturedBatch[]; uploaded?: Set<string> }
   | { kind: "flush"; body: FlushRequestBody };
 
 export interface OutboxEvents {
@@ -24,8 +29,9 @@ export interface OutboxEvents {
   onSendError?(error: unknown, item: OutboxItem, willRetry: boolean): void;
 }
 
-export interface CaptureAck { captureId: string; accepted: number; duplicates: number; maxSeq: number }
-export interface FlushAck { flushId: string; cursor: number; trigger: string; created: boolean }
+/** The API's answers, as the contract defines them. */
+export type CaptureAck = CapturesAnswer;
+export type FlushAck = FlushAnswer;
 
 export interface OutboxOptions extends OutboxEvents {
   transport: Transport;
@@ -105,10 +111,16 @@ export class Outbox {
     for (const i of this.queue) if (i.kind === "capture") n++;
     return n;
   }
-  get size(): number { return this.queue.length; }
+  get size(): number {
+    return this.queue.length;
+  }
   /** True while the head of the queue is failing (the service is unreachable or erroring). */
-  get degraded(): boolean { return this.consecutiveFailures > 0; }
-  get lastError(): string | null { return this.lastErrorText; }
+  get degraded(): boolean {
+    return this.consecutiveFailures > 0;
+  }
+  get lastError(): string | null {
+    return this.lastErrorText;
+  }
 
   /** Resolves once everything queued so far has been acknowledged (or dropped), or on close. */
   async drain(): Promise<void> {
@@ -122,6 +134,7 @@ export class Outbox {
     // what was captured but not yet spooled reaches the spool before the outbox stops
     this.prepare();
     this.closing.abort();
+    this.options.spool?.close();
   }
 
   /** A capture read back from the spool: already storable and spooled. */
@@ -133,7 +146,9 @@ export class Outbox {
 
   private kick(): void {
     if (this.running || this.closing.signal.aborted) return;
-    this.running = this.run().finally(() => { this.running = null; });
+    this.running = this.run().finally(() => {
+      this.running = null;
+    });
   }
 
   private async run(): Promise<void> {
@@ -145,18 +160,51 @@ export class Outbox {
         this.consecutiveFailures = 0;
         this.lastErrorText = null;
       } catch (err) {
-        const retry = !(err instanceof CondenseHttpError) || err.retryable;
+        // A service that lost the session's handed-off model refuses its flush until the client hands it off again.
+        const retry = !(err instanceof CondenseHttpError) || err.retryable || err.code === NOT_HANDED_OFF;
         this.lastErrorText = err instanceof Error ? err.message : String(err);
+        // Too large for the API even after the large results left it (a very long list of calls):
+        // send it as two halves instead of losing it. Each half has its own deterministic id.
+        if (
+          !retry &&
+          item.kind === "capture" &&
+          err instanceof CondenseHttpError &&
+          err.status === 413 &&
+          item.batches.length > 1
+        ) {
+          this.options.onSendError?.(err, item, true);
+          this.splitHead(item);
+          continue;
+        }
         this.options.onSendError?.(err, item, retry);
         if (!retry) {
           this.queue.shift();
           if (item.kind === "capture") this.options.spool?.ack(item.captureId);
           continue;
         }
-        await sleep(backoffDelay(this.options.backoff ?? DEFAULT_BACKOFF, this.consecutiveFailures++), this.closing.signal);
+        await sleep(
+          backoffDelay(this.options.backoff ?? DEFAULT_BACKOFF, this.consecutiveFailures++),
+          this.closing.signal,
+        );
       }
     }
     if (this.queue.length === 0 && this.options.spool) this.options.spool.compact([]);
+  }
+
+  /** Replace the capture at the head of the queue by its two halves (spooled before the whole is acked). */
+  private splitHead(item: Extract<OutboxItem, { kind: "capture" }>): void {
+    const mid = Math.ceil(item.batches.length / 2);
+    const halves = [item.batches.slice(0, mid), item.batches.slice(mid)].map((batches) => ({
+      kind: "capture" as const,
+      captureId: captureIdFor(this.options.sessionId, batches),
+      batches,
+    }));
+    for (const h of halves) {
+      this.known.add(h.captureId);
+      this.options.spool?.append({ captureId: h.captureId, batches: h.batches });
+    }
+    this.queue.splice(0, 1, ...halves);
+    this.options.spool?.ack(item.captureId);
   }
 
   private async send(item: OutboxItem): Promise<void> {
@@ -164,7 +212,27 @@ export class Outbox {
     if (item.kind === "capture") {
       // (an item still unprepared is in `unprepared`; preparing the others with it only comes sooner)
       if (this.unprepared.length > 0) this.prepare();
-      const ack = await transport.request<CaptureAck>("POST", `${this.path}/captures`, { captureId: item.captureId, batches: item.batches }, this.closing.signal);
+      // Large results travel out of line: their parts first, then the capture that refers to them.
+      const travel = planTravel(item.batches);
+      for (const u of travel.uploads) {
+        for (const p of u.parts) {
+          const id = `${u.key}#${p.part}`;
+          if (item.uploaded?.has(id)) continue;
+          await transport.request(
+            "POST",
+            `${this.path}/bodies`,
+            { key: u.key, part: p.part, start: p.start, text: p.text } satisfies BodyPartRequest,
+            this.closing.signal,
+          );
+          (item.uploaded ??= new Set()).add(id);
+        }
+      }
+      const ack = await transport.request<CaptureAck>(
+        "POST",
+        `${this.path}/captures`,
+        { captureId: item.captureId, batches: travel.batches } satisfies CapturesRequest,
+        this.closing.signal,
+      );
       this.options.spool?.ack(item.captureId);
       this.options.onCaptureAcked?.(item.captureId, ack);
       return;

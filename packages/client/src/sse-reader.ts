@@ -3,11 +3,23 @@
  * event; comments (heartbeats) are skipped. Only what the API's `version` stream uses is handled.
  */
 
-export interface SseEvent { event: string; id: string | null; data: string }
+export interface SseEvent {
+  event: string;
+  id: string | null;
+  data: string;
+}
 
-export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+/**
+ * `signal` cancels a pending read: a stream that never sends another byte (an in-process fetch that
+ * ignores the request's abort) would otherwise hold `close()` forever, and pi with it at shutdown.
+ */
+export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  const cancel = () => {
+    reader.cancel().catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
   let buf = "";
   let event = "message";
   let id: string | null = null;
@@ -37,6 +49,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
       }
     }
   } finally {
+    signal?.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
 }

@@ -2,8 +2,11 @@
  * The HTTP transport: one `request()` over a fetch function, with the tenant key, JSON bodies, a
  * per-request timeout and one error type that says whether a retry can help. The fetch function is
  * the global fetch for a remote service, or the API app's own `fetch` in embedded mode, so the same
- * HTTP contract is exercised either way.
+ * HTTP contract is exercised either way. Every error carries a code of the contract's one vocabulary:
+ * the API's own code when it answered with its error body, the status's code otherwise, and a
+ * transport code (unreachable, timeout, cancelled, bad_response) when no usable answer arrived.
  */
+import { type ErrorCode, isErrorCode, statusToCode } from "@condense/contract/vocabulary";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -16,11 +19,12 @@ export interface TransportOptions {
   timeoutMs?: number;
 }
 
-/** The API's error body: `{ error: { code, message, requestId } }`. */
+/** A failed request: the API's error body (`{ error: { code, message, requestId } }`) or a transport failure (status 0). */
 export class CondenseHttpError extends Error {
   constructor(
+    /** The HTTP status; 0 when no answer arrived. */
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     /** True for network failures, timeouts, 408/429/5xx: the same request may succeed later. */
     readonly retryable: boolean,
@@ -31,7 +35,7 @@ export class CondenseHttpError extends Error {
 }
 
 export interface Transport {
-  request<T>(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
+  request<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
   /** A raw streaming GET (SSE); the caller owns the response body. */
   stream(path: string, signal: AbortSignal): Promise<Response>;
 }
@@ -48,7 +52,12 @@ export function createTransport(options: TransportOptions): Transport {
     accept: "application/json",
   });
 
-  async function request<T>(method: "GET" | "POST", path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  async function request<T>(
+    method: "GET" | "POST" | "PUT",
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
@@ -60,19 +69,28 @@ export function createTransport(options: TransportOptions): Transport {
         signal: combined,
       });
     } catch (err) {
-      const why = timeout.aborted ? `timed out after ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
-      throw new CondenseHttpError(0, "network", `${method} ${path}: ${why}`, true);
+      const code: ErrorCode = timeout.aborted ? "timeout" : signal?.aborted ? "cancelled" : "unreachable";
+      const why =
+        code === "timeout" ? `timed out after ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
+      throw new CondenseHttpError(0, code, `${method} ${path}: ${why}`, true);
     }
     const text = await res.text().catch(() => "");
     if (!res.ok) {
-      let code = `http_${res.status}`;
+      let code: ErrorCode = statusToCode(res.status);
       let message = text.slice(0, 300);
       try {
-        const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
-        if (parsed.error?.code) code = parsed.error.code;
+        const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: string } };
+        if (isErrorCode(parsed.error?.code)) code = parsed.error.code;
         if (parsed.error?.message) message = parsed.error.message;
-      } catch { /* not the API's error shape; keep the raw text */ }
-      throw new CondenseHttpError(res.status, code, `${method} ${path}: ${res.status} ${message}`, RETRYABLE_STATUS.has(res.status));
+      } catch {
+        /* not the API's error shape; keep the raw text */
+      }
+      throw new CondenseHttpError(
+        res.status,
+        code,
+        `${method} ${path}: ${res.status} ${message}`,
+        RETRYABLE_STATUS.has(res.status),
+      );
     }
     try {
       return (text ? JSON.parse(text) : undefined) as T;
@@ -84,13 +102,27 @@ export function createTransport(options: TransportOptions): Transport {
   async function stream(path: string, signal: AbortSignal): Promise<Response> {
     let res: Response;
     try {
-      res = await fetchFn(base + path, { method: "GET", headers: { ...headers(false), accept: "text/event-stream" }, signal });
+      res = await fetchFn(base + path, {
+        method: "GET",
+        headers: { ...headers(false), accept: "text/event-stream" },
+        signal,
+      });
     } catch (err) {
-      throw new CondenseHttpError(0, "network", `GET ${path}: ${err instanceof Error ? err.message : String(err)}`, true);
+      throw new CondenseHttpError(
+        0,
+        signal.aborted ? "cancelled" : "unreachable",
+        `GET ${path}: ${err instanceof Error ? err.message : String(err)}`,
+        true,
+      );
     }
     if (!res.ok || !res.body) {
       await res.body?.cancel().catch(() => {});
-      throw new CondenseHttpError(res.status, `http_${res.status}`, `GET ${path}: ${res.status}`, RETRYABLE_STATUS.has(res.status) || res.status === 404);
+      throw new CondenseHttpError(
+        res.status,
+        res.ok ? "bad_response" : statusToCode(res.status),
+        `GET ${path}: ${res.status}`,
+        RETRYABLE_STATUS.has(res.status) || res.status === 404,
+      );
     }
     return res;
   }

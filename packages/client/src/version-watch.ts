@@ -74,7 +74,7 @@ export class VersionWatch {
     this.mode = "sse";
     let delivered = false;
     try {
-      for await (const ev of readSse(res.body!)) {
+      for await (const ev of readSse(res.body!, signal)) {
         if (signal.aborted) break;
         if (ev.event !== "version") continue;
         delivered = true;

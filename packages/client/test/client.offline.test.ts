@@ -13,8 +13,22 @@ import { captureIdFor, createCondenseClient, type FetchLike } from "../src/index
 const big = (n: number) => `${"x".repeat(60)}\n`.repeat(n);
 function turn(id: string, ts: number, text: string): { message: AgentMessage; toolResults: AgentMessage[] } {
   return {
-    message: { role: "assistant", content: [{ type: "toolCall", id, name: "bash", arguments: { command: `echo ${ts}` } }], timestamp: ts, stopReason: "toolUse" },
-    toolResults: [{ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text }], isError: false, timestamp: ts + 1 }],
+    message: {
+      role: "assistant",
+      content: [{ type: "toolCall", id, name: "bash", arguments: { command: `echo ${ts}` } }],
+      timestamp: ts,
+      stopReason: "toolUse",
+    },
+    toolResults: [
+      {
+        role: "toolResult",
+        toolCallId: id,
+        toolName: "bash",
+        content: [{ type: "text", text }],
+        isError: false,
+        timestamp: ts + 1,
+      },
+    ],
   };
 }
 
@@ -30,11 +44,22 @@ function scriptedApi(state: { down: boolean; deltas?: (since: number) => StateDe
     const json = (b: unknown, status = 200) => new Response(JSON.stringify(b), { status });
     if (url.pathname.endsWith("/captures")) {
       let accepted = 0;
-      for (const b of body.batches) for (const c of b.toolCalls) { const k = `${c.toolCallId}@${c.resultTimestamp}`; if (!stored.has(k)) { stored.add(k); accepted++; } }
+      for (const b of body.batches)
+        for (const c of b.toolCalls) {
+          const k = `${c.toolCallId}@${c.resultTimestamp}`;
+          if (!stored.has(k)) {
+            stored.add(k);
+            accepted++;
+          }
+        }
       return json({ captureId: body.captureId, accepted, duplicates: 0, maxSeq: stored.size });
     }
-    if (url.pathname.endsWith("/flushes")) return json({ flushId: body.flushId, cursor: stored.size, trigger: body.trigger, created: true }, 202);
-    if (url.pathname.endsWith("/state")) return state.deltas ? json(state.deltas(Number(url.searchParams.get("since")))) : json({ error: { code: "not_found", message: "no session" } }, 404);
+    if (url.pathname.endsWith("/flushes"))
+      return json({ flushId: body.flushId, cursor: stored.size, trigger: body.trigger, created: true }, 202);
+    if (url.pathname.endsWith("/state"))
+      return state.deltas
+        ? json(state.deltas(Number(url.searchParams.get("since"))))
+        : json({ error: { code: "not_found", message: "no session" } }, 404);
     return json({ error: { code: "not_found", message: "?" } }, 404);
   };
   return { fetch, calls, stored };
@@ -45,7 +70,14 @@ const fastBackoff = { initialMs: 5, maxMs: 20, factor: 2 };
 describe("client offline behaviour", () => {
   it("capture, triggers and render never touch the network; render fails open on junk", () => {
     const api = scriptedApi({ down: true });
-    const client = createCondenseClient({ url: "http://api.invalid", apiKey: "ck_x", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const client = createCondenseClient({
+      url: "http://api.invalid",
+      apiKey: "ck_x",
+      sessionId: "s",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
     const t = turn("bash_1", 100, big(30));
     const before = api.calls.length;
     const messages: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
@@ -60,9 +92,18 @@ describe("client offline behaviour", () => {
   it("keeps captures while the API is down and delivers each once when it is back", async () => {
     const state = { down: true };
     const api = scriptedApi(state);
-    const client = createCondenseClient({ url: "http://api", apiKey: "ck_x", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const client = createCondenseClient({
+      url: "http://api",
+      apiKey: "ck_x",
+      sessionId: "s",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
     const turns = [turn("bash_1", 100, big(30)), turn("bash_1", 200, big(30))]; // a reused provider id
-    turns.forEach((t, i) => expect(client.capture({ ...t, turnIndex: i }).pushed).toBe(true));
+    turns.forEach((t, i) => {
+      expect(client.capture({ ...t, turnIndex: i }).pushed).toBe(true);
+    });
     await new Promise((r) => setTimeout(r, 60));
     expect(api.stored.size).toBe(0);
     expect(client.outboxSize).toBe(2);
@@ -78,12 +119,26 @@ describe("client offline behaviour", () => {
     const dir = mkdtempSync(join(tmpdir(), "condense-spool-"));
     const spoolPath = join(dir, "s.spool.jsonl");
     const down = scriptedApi({ down: true });
-    const first = createCondenseClient({ url: "http://api", sessionId: "s", fetch: down.fetch, spoolPath, backoff: fastBackoff, sse: false });
+    const first = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: down.fetch,
+      spoolPath,
+      backoff: fastBackoff,
+      sse: false,
+    });
     const r = first.capture({ ...turn("read_7", 300, big(40)), turnIndex: 0 });
     await first.close(); // the process "dies" with the capture unsent
     expect(readFileSync(spoolPath, "utf8")).toContain(r.captureId!);
     const up = scriptedApi({ down: false });
-    const second = createCondenseClient({ url: "http://api", sessionId: "s", fetch: up.fetch, spoolPath, backoff: fastBackoff, sse: false });
+    const second = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: up.fetch,
+      spoolPath,
+      backoff: fastBackoff,
+      sse: false,
+    });
     expect(await second.drain(5_000)).toBe(true);
     expect([...up.stored]).toEqual(["read_7@301"]);
     const sent = up.calls.find((c) => c.path.endsWith("/captures"))!.body as { captureId: string; batches: never[] };
@@ -97,7 +152,14 @@ describe("client offline behaviour", () => {
     const spoolPath = join(dir, "s.spool.jsonl");
     const state = { down: true }; // nothing is acknowledged (and unspooled) before the checks below
     const api = scriptedApi(state);
-    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, spoolPath, backoff: fastBackoff, sse: false });
+    const client = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: api.fetch,
+      spoolPath,
+      backoff: fastBackoff,
+      sse: false,
+    });
     // An id carrying a NUL: the POST carries its storable form, and the capture id is that form's.
     const t = turn("bash_\u0000x", 100, `out \u0000 ${big(5)}`);
     const r = client.capture({ ...t, turnIndex: 0 });
@@ -113,7 +175,10 @@ describe("client offline behaviour", () => {
     expect(await client.drain(5_000)).toBe(true);
     const posts = api.calls.filter((c) => c.method === "POST").map((c) => c.path.split("/").pop());
     expect(posts.lastIndexOf("captures")).toBeLessThan(posts.indexOf("flushes")); // the flush never overtakes its capture
-    const sent = api.calls.find((c) => c.path.endsWith("/captures"))!.body as { captureId: string; batches: { toolCalls: { toolCallId: string; resultText: string }[] }[] };
+    const sent = api.calls.find((c) => c.path.endsWith("/captures"))!.body as {
+      captureId: string;
+      batches: { toolCalls: { toolCallId: string; resultText: string }[] }[];
+    };
     expect(sent.batches[0]!.toolCalls[0]!.toolCallId).toBe("bash_\uFFFDx");
     expect(sent.batches[0]!.toolCalls[0]!.resultText).not.toContain("\u0000");
     expect(sent.captureId).toBe(r.captureId);
@@ -125,9 +190,21 @@ describe("client offline behaviour", () => {
   it("an automatic trigger builds its flush request after the agent's turn; drain and close never lose it", async () => {
     const api = scriptedApi({ down: true });
     const events: { type: string; buildMs?: number }[] = [];
-    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false, onEvent: (e) => events.push(e) });
+    const client = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+      onEvent: (e) => events.push(e),
+    });
     const t = turn("bash_1", 100, big(30));
-    const reply = { role: "assistant", content: [{ type: "text", text: "done" }], timestamp: 300, stopReason: "stop" } as AgentMessage;
+    const reply = {
+      role: "assistant",
+      content: [{ type: "text", text: "done" }],
+      timestamp: 300,
+      stopReason: "stop",
+    } as AgentMessage;
     const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults, reply];
     client.capture({ ...t, turnIndex: 0 });
     const d = client.messageEnd(reply, () => branch);
@@ -143,7 +220,13 @@ describe("client offline behaviour", () => {
     expect(queued.buildMs).toBeGreaterThanOrEqual(0);
     expect(client.metrics).not.toBeNull();
     // close() right after a trigger still queues (and here: keeps, the API being down) the request.
-    const second = createCondenseClient({ url: "http://api", sessionId: "s2", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const second = createCondenseClient({
+      url: "http://api",
+      sessionId: "s2",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
     second.capture({ ...t, turnIndex: 0 });
     expect(second.messageEnd(reply, () => branch).flush).toBe(true);
     const drained = second.drain(50);
@@ -155,10 +238,22 @@ describe("client offline behaviour", () => {
 
   it("a restart rescans the branch and resends what was never acknowledged", async () => {
     const api = scriptedApi({ down: false });
-    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const client = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
     const a = turn("bash_1", 100, big(30));
     const b = turn("bash_2", 200, big(30));
-    const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, a.message, ...a.toolResults, b.message, ...b.toolResults];
+    const branch: AgentMessage[] = [
+      { role: "user", content: "go", timestamp: 1 },
+      a.message,
+      ...a.toolResults,
+      b.message,
+      ...b.toolResults,
+    ];
     const started = await client.start(branch, { syncTimeoutMs: 1_000 });
     expect(started.resent).toBe(2);
     expect(started.rearmed).toBe(true);
@@ -168,15 +263,40 @@ describe("client offline behaviour", () => {
   });
 
   it("stages deltas, applies them only when asked, and heals a version gap with since=0", async () => {
-    const rec = (key: string, ts: number) => ({ key, toolCallId: key.split("@")[0]!, toolName: "bash", args: {}, resultText: "R", isError: false, turnIndex: 0, timestamp: ts, resultTimestamp: ts, shortRef: "t1" });
-    const full: StateDelta = { format: STATE_DELTA_FORMAT, fromVersion: 0, toVersion: 5, records: [rec("bash_1@101", 101)], summaries: [], aliases: [], chains: [] };
+    const rec = (key: string, ts: number) => ({
+      key,
+      toolCallId: key.split("@")[0]!,
+      toolName: "bash",
+      args: {},
+      resultText: "R",
+      isError: false,
+      turnIndex: 0,
+      timestamp: ts,
+      resultTimestamp: ts,
+      shortRef: "t1",
+    });
+    const full: StateDelta = {
+      format: STATE_DELTA_FORMAT,
+      fromVersion: 0,
+      toVersion: 5,
+      records: [rec("bash_1@101", 101)],
+      summaries: [],
+      aliases: [],
+      chains: [],
+    };
     let gapServed = false;
     const api = scriptedApi({
       down: false,
       // The first answer claims to start at version 3: a gap for a mirror at 0.
       deltas: (since) => (since === 0 && gapServed ? full : ((gapServed = true), { ...full, fromVersion: 3 })),
     });
-    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: api.fetch, backoff: fastBackoff, sse: false });
+    const client = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
     expect(await client.sync()).toBe(true);
     expect(client.state.version).toBe(0); // staged, not applied
     const t = turn("bash_1", 100, "R");

@@ -4,17 +4,27 @@ import { isObject, type AgentMessage } from "../src/messages.ts";
 
 /** Clone a session k times end to end with shifted timestamps and suffixed tool ids (identities stay unique). */
 export function concatenate(messages: readonly AgentMessage[], times: number): AgentMessage[] {
-  let lo = Infinity, hi = -Infinity;
-  for (const m of messages) if (typeof m.timestamp === "number") { lo = Math.min(lo, m.timestamp); hi = Math.max(hi, m.timestamp); }
+  let lo = Infinity,
+    hi = -Infinity;
+  for (const m of messages)
+    if (typeof m.timestamp === "number") {
+      lo = Math.min(lo, m.timestamp);
+      hi = Math.max(hi, m.timestamp);
+    }
   const span = hi - lo + 60_000;
   const out: AgentMessage[] = [];
   for (let k = 0; k < times; k++) {
     for (const m of messages) {
-      if (k === 0) { out.push(m); continue; }
+      if (k === 0) {
+        out.push(m);
+        continue;
+      }
       const c = structuredClone(m) as Record<string, unknown>;
       if (typeof c.timestamp === "number") c.timestamp += k * span;
       if (typeof c.toolCallId === "string") c.toolCallId = `${c.toolCallId}~${k}`;
-      if (Array.isArray(c.content)) for (const b of c.content) if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") b.id = `${b.id}~${k}`;
+      if (Array.isArray(c.content))
+        for (const b of c.content)
+          if (isObject(b) && b.type === "toolCall" && typeof b.id === "string") b.id = `${b.id}~${k}`;
       out.push(c as AgentMessage);
     }
   }
@@ -56,7 +66,11 @@ export let evictSink = 0;
 export function evictCaches(): void {
   const b = (evictBuffer ??= new Int32Array(EVICT_BYTES / 4));
   let s = 0;
-  for (let i = 0; i < b.length; i += 16) { const v = b[i]! + 1; b[i] = v; s ^= v; }
+  for (let i = 0; i < b.length; i += 16) {
+    const v = b[i]! + 1;
+    b[i] = v;
+    s ^= v;
+  }
   evictSink ^= s;
 }
 
@@ -67,6 +81,7 @@ export function evictCaches(): void {
  */
 export function v8FlagsFromEnv(): string[] {
   const flags = (process.env.BENCH_V8_FLAGS ?? "").split(/\s+/).filter(Boolean);
-  for (const f of flags) if (!f.startsWith("--")) throw new Error(`BENCH_V8_FLAGS: "${f}" is not a flag (each must start with --)`);
+  for (const f of flags)
+    if (!f.startsWith("--")) throw new Error(`BENCH_V8_FLAGS: "${f}" is not a flag (each must start with --)`);
   return flags;
 }

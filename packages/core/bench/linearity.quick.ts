@@ -12,23 +12,31 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { pruneMessages } from "../src/render/prune-messages.ts";
+import { createRenderMemo, decideRenderPolicy, pruneMessages } from "../src/render/prune-messages.ts";
 import { readPiSession } from "../src/session-reader.ts";
 import { normalizeSettings } from "../src/settings.ts";
-import { SHARED_SESSIONS } from "../../../test/support/sessions.ts";
+import { SHARED_SESSIONS } from "@condense/test-support/sessions";
 import { buildCondensedState } from "../test/support/condensed-state.ts";
 import { concatenate, evictCaches, v8FlagsFromEnv } from "./bench-support.ts";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc && !process.env.CONDENSE_BENCH_CHILD) {
-  const r = spawnSync(process.execPath, ["--expose-gc", ...v8FlagsFromEnv(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: "inherit", env: { ...process.env, CONDENSE_BENCH_CHILD: "1" },
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["--expose-gc", ...v8FlagsFromEnv(), ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: "inherit",
+      env: { ...process.env, CONDENSE_BENCH_CHILD: "1" },
+    },
+  );
   process.exit(r.status ?? 1);
 }
 const rounds = Number(process.argv[2] ?? 40);
 const settings = normalizeSettings({});
-const { messages } = readPiSession(readFileSync(join(SHARED_SESSIONS, "pi", "pi-mono_fixture_before-compaction.jsonl"), "utf8"), { compaction: "ignore" });
+const { messages } = readPiSession(
+  readFileSync(join(SHARED_SESSIONS, "pi", "pi-mono_fixture_before-compaction.jsonl"), "utf8"),
+  { compaction: "ignore" },
+);
 
 function stats(xs: number[]): { med: number; min: number } {
   const s = [...xs].sort((a, b) => a - b);
@@ -39,6 +47,9 @@ console.log("size | msgs | cold med/min per 1k | evict med/min per 1k | cold off
 for (const k of [1, 2, 4, 8]) {
   const fx = buildCondensedState(concatenate(messages, k), { keepLastUserTurns: 3, settings });
   const base = fx.messages;
+  // as the client renders: the state's memo and the policy decided when it was applied
+  const memo = createRenderMemo(fx.state);
+  const policy = decideRenderPolicy(base, settings);
   const per = (t: number) => (t / (base.length / 1000)).toFixed(2);
   const cells: string[] = [];
   for (const measure of [true, false]) {
@@ -49,7 +60,7 @@ for (const k of [1, 2, 4, 8]) {
         gc!();
         if (evict) evictCaches();
         const t = process.hrtime.bigint();
-        pruneMessages(fresh, fx.state, { settings, measure });
+        pruneMessages(fresh, fx.state, { settings, measure, memo, policy });
         const d = Number(process.hrtime.bigint() - t) / 1e6;
         if (i >= 3) xs.push(d);
       }

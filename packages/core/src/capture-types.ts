@@ -8,6 +8,7 @@ export interface CapturedToolCall {
   resultText: string;
   isError: boolean;
   resultTimestamp?: number;
+  /** Set only by the service (hashed from the stored text at ingest); a client never supplies it. */
   contentHash?: string;
 }
 

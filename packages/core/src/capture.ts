@@ -1,7 +1,14 @@
 /**
  * Batch capture (CAP-CAPTURE): the live path (one finished turn) and the rescan path (the whole branch),
- * the frontier trim, protection, and `agent-message` grouping. Pure: the clock reading for the live
+ * the coverage trim, protection, and `agent-message` grouping. Pure: the clock reading for the live
  * path arrives as `now`, the state and settings as arguments.
+ *
+ * The trim departs from pi-condense's frontier (CAP-CAPTURE-8), which dropped every batch whose turn
+ * index fell below the last attempted one. One Condense state serves every branch of a pi session tree,
+ * and turn indices are positions on one branch (and in a compacted projection): after `/tree` back to an
+ * earlier turn, or a restart after a compaction, new calls sit at lower indices than the stored frontier
+ * and were silently never captured. Coverage asks the only question that matters, per occurrence key:
+ * does the service already have this call (a record, an alias, or a deliberate skip)?
  */
 import type { CapturedBatch, CapturedToolCall } from "./capture-types.ts";
 import { occKey } from "./keys.ts";
@@ -21,7 +28,7 @@ import {
 } from "./messages.ts";
 import { isProtectedCall, protectionRules } from "./protection.ts";
 import type { CondenseSettings } from "./settings.ts";
-import { isSummarized, type CondenseState } from "./state.ts";
+import { isCovered, type CondenseState } from "./state.ts";
 
 type CaptureSettings = Pick<CondenseSettings, "protectedTools" | "protectedPaths" | "batchingMode">;
 
@@ -62,10 +69,14 @@ export function callKey(call: Pick<CapturedToolCall, "toolCallId" | "resultTimes
 
 /**
  * Live capture at turn end (CAP-CAPTURE-5): pair each toolCall with the first result of the same id,
- * drop protected calls, trim against the index and frontier. Returns null when nothing is left.
+ * drop protected calls, trim against the session's coverage. Returns null when nothing is left.
  * Oversized outputs are not handled here: they travel inline and the service stores them out of line.
  */
-export function captureTurn(input: TurnCaptureInput, state: CondenseState, settings: CaptureSettings): CapturedBatch | null {
+export function captureTurn(
+  input: TurnCaptureInput,
+  state: CondenseState,
+  settings: CaptureSettings,
+): CapturedBatch | null {
   const { message } = input;
   if (!isAssistant(message)) return null;
   const byId = new Map<string, ToolResultMessage>();
@@ -112,7 +123,10 @@ export function rescanBranch(
   let turnCounter = -1;
   for (let i = 0; i < list.length; i++) {
     const m = list[i];
-    if (isUser(m)) { userTurnGroup++; continue; }
+    if (isUser(m)) {
+      userTurnGroup++;
+      continue;
+    }
     if (!isAssistant(m)) continue;
     turnCounter++;
     const blocks = toolCallsOf(m);
@@ -130,7 +144,7 @@ export function rescanBranch(
       const result = results.get(block.id);
       if (!result) continue;
       const call = capturedCall(block, result);
-      if (isSummarized(state, callKey(call))) continue;
+      if (isCovered(state, callKey(call))) continue;
       if (isProtectedCall(rules, call.toolName, call.args)) continue;
       calls.push(call);
     }
@@ -146,19 +160,13 @@ export function rescanBranch(
   return out;
 }
 
-/** Frontier trim of one raw batch (CAP-CAPTURE-8); null when nothing is left. */
+/**
+ * Coverage trim of one raw batch (replaces CAP-CAPTURE-8's frontier, see the top of this file): calls
+ * the service already has are dropped; null when nothing is left. The turn index is never consulted.
+ */
 export function trimBatch(batch: CapturedBatch, state: CondenseState): CapturedBatch | null {
-  let calls = batch.toolCalls.filter((c) => !isSummarized(state, callKey(c)));
+  const calls = batch.toolCalls.filter((c) => !isCovered(state, callKey(c)));
   if (calls.length === 0) return null;
-  const f = state.frontier;
-  if (f) {
-    if (batch.turnIndex < f.lastAttemptedTurnIndex) return null;
-    if (batch.turnIndex === f.lastAttemptedTurnIndex) {
-      const at = calls.findIndex((c) => c.toolCallId === f.lastAttemptedToolCallId);
-      if (at !== -1) calls = calls.slice(at + 1);
-      if (calls.length === 0) return null;
-    }
-  }
   return calls.length === batch.toolCalls.length ? batch : { ...batch, toolCalls: calls };
 }
 
@@ -186,7 +194,10 @@ export function groupBatches(batches: readonly CapturedBatch[], mode: string): C
       out.push({
         turnIndex: last.turnIndex,
         timestamp: last.timestamp,
-        assistantText: run.map((b) => b.assistantText).filter((t) => t.length > 0).join("\n\n"),
+        assistantText: run
+          .map((b) => b.assistantText)
+          .filter((t) => t.length > 0)
+          .join("\n\n"),
         toolCalls: run.flatMap((b) => b.toolCalls),
         userTurnGroup: last.userTurnGroup,
       });
@@ -194,7 +205,11 @@ export function groupBatches(batches: readonly CapturedBatch[], mode: string): C
     run = [];
   };
   for (const b of batches) {
-    if (b.userTurnGroup === undefined) { flush(); out.push(b); continue; }
+    if (b.userTurnGroup === undefined) {
+      flush();
+      out.push(b);
+      continue;
+    }
     if (run.length > 0 && run[0]!.userTurnGroup !== b.userTurnGroup) flush();
     run.push(b);
   }

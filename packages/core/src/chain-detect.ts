@@ -101,7 +101,8 @@ export function detectChains(
       }
       for (const c of calls) {
         addOnce(open.ids, open.chain.middleToolCallIds, c.id);
-        if (isProtectedCall(rules, c.name, toolCallArgs(c))) addOnce(open.protectedIds, open.chain.protectedToolCallIds, c.id);
+        if (isProtectedCall(rules, c.name, toolCallArgs(c)))
+          addOnce(open.protectedIds, open.chain.protectedToolCallIds, c.id);
       }
     } else if (isToolResult(m)) {
       addOnce(open.ids, open.chain.middleToolCallIds, m.toolCallId);
@@ -122,7 +123,10 @@ function addOnce(seen: Set<string>, list: string[], value: string): void {
  * CAP-CHAIN-4: on the reply path the closing assistant is not persisted yet; append it unless the
  * array already ends with a message of the same role and timestamp. Returns the input when unchanged.
  */
-export function withClosingMessage(messages: readonly AgentMessage[], closing: AgentMessage | undefined): readonly AgentMessage[] {
+export function withClosingMessage(
+  messages: readonly AgentMessage[],
+  closing: AgentMessage | undefined,
+): readonly AgentMessage[] {
   if (!closing) return messages;
   const last = messages[messages.length - 1];
   if (last && last.role === closing.role && numericTimestamp(last) === numericTimestamp(closing)) return messages;

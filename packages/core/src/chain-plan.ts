@@ -6,7 +6,7 @@
  */
 import type { DetectedChain } from "./chain-detect.ts";
 import type { ResolvedRange } from "./chain-range.ts";
-import { buildRangeIndex } from "./chain-range.ts";
+import { resolveRanges } from "./chain-range.ts";
 import { contentHash, storedPreview, utf8ByteLength } from "./content-hash.ts";
 import { occKey } from "./keys.ts";
 import {
@@ -81,7 +81,11 @@ const ARGS_EXCERPT_MAX = 200;
 
 export function argsExcerpt(args: unknown): string {
   let json: string;
-  try { json = JSON.stringify(args ?? {}) ?? "{}"; } catch { json = "{}"; }
+  try {
+    json = JSON.stringify(args ?? {}) ?? "{}";
+  } catch {
+    json = "{}";
+  }
   return json.length > ARGS_EXCERPT_MAX ? `${json.slice(0, ARGS_EXCERPT_MAX)}...` : json;
 }
 
@@ -94,11 +98,16 @@ export function deterministicChainBody(
   refs: readonly string[],
 ): string {
   const at = (r: (typeof records)[number]) => r.resultTimestamp ?? r.timestamp;
-  const sorted = records.map((r, i) => ({ r, i })).sort((a, b) => at(a.r) - at(b.r) || a.i - b.i).map((x) => x.r);
+  const sorted = records
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => at(a.r) - at(b.r) || a.i - b.i)
+    .map((x) => x.r);
   const counts = new Map<string, number>();
   for (const r of sorted) counts.set(r.toolName, (counts.get(r.toolName) ?? 0) + 1);
-  const tools = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .map(([name, n]) => `${name} x${n}`).join(", ");
+  const tools = [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .map(([name, n]) => `${name} x${n}`)
+    .join(", ");
   const first = sorted[0];
   const last = sorted[sorted.length - 1];
   const iso = (ms: number | undefined) => (ms !== undefined && Number.isFinite(ms) ? new Date(ms).toISOString() : "?");
@@ -163,7 +172,10 @@ export interface ChainPlan {
 export interface PlanOptions {
   /** `compressedAt` of new entries (also the synthetic's timestamp); supplied by the caller. */
   compressedAt: number;
-  settings: Pick<CondenseSettings, "protectedTools" | "protectedPaths" | "spillThreshold" | "spillPreviewBytes" | "chainCompression">;
+  settings: Pick<
+    CondenseSettings,
+    "protectedTools" | "protectedPaths" | "spillThreshold" | "spillPreviewBytes" | "chainCompression"
+  >;
 }
 
 /**
@@ -177,17 +189,21 @@ export function planChainCompression(
   options: PlanOptions,
 ): ChainPlan {
   const order = new Map<string, number>();
-  state.summaries.forEach((s, i) => order.set(s.id, i));
-  const ranges = buildRangeIndex(detection);
+  state.summaries.forEach((s, i) => {
+    order.set(s.id, i);
+  });
+  const ranges = resolveRanges(detection, eligible);
   const rules = protectionRules(options.settings);
   let nextRef = state.nextRef;
   let nextBlock = nextBlockNumber(state.chains);
   const items: ChainPlanItem[] = [];
 
-  for (const chain of eligible) {
+  for (const [at, chain] of eligible.entries()) {
     const keys = chainLookupKeys(chain);
     const covering = new Map<string, number>();
-    for (const k of keys) for (const s of state.summariesByKey.get(k) ?? []) if (!covering.has(s.text)) covering.set(s.text, order.get(s.id) ?? 0);
+    for (const k of keys)
+      for (const s of state.summariesByKey.get(k) ?? [])
+        if (!covering.has(s.text)) covering.set(s.text, order.get(s.id) ?? 0);
     const baseEntry = {
       startUserTimestamp: chain.startUserTimestamp,
       finalAssistantTimestamp: chain.finalAssistantTimestamp,
@@ -215,9 +231,12 @@ export function planChainCompression(
     const seen = new Set<string>();
     for (const k of keys) {
       const r = state.records.get(k);
-      if (r && !seen.has(r.key)) { seen.add(r.key); indexed.push(r); }
+      if (r && !seen.has(r.key)) {
+        seen.add(r.key);
+        indexed.push(r);
+      }
     }
-    const extracted = extractChainRecords(detection, ranges.resolve(chain), state, rules);
+    const extracted = extractChainRecords(detection, ranges[at]!, state, rules);
     const minted = new Map<string, string>();
     const storedBodies = new Map<string, string>();
     const fresh: ToolCallRecord[] = [];
@@ -231,7 +250,10 @@ export function planChainCompression(
           ...rec,
           resultText: "",
           contentHash: contentHash(r.toolName, r.resultText),
-          stored: { bytes: utf8ByteLength(r.resultText), preview: storedPreview(r.resultText, options.settings.spillPreviewBytes) },
+          stored: {
+            bytes: utf8ByteLength(r.resultText),
+            preview: storedPreview(r.resultText, options.settings.spillPreviewBytes),
+          },
         };
       }
       fresh.push(rec);
@@ -239,14 +261,20 @@ export function planChainCompression(
     if (fresh.length === 0 && indexed.length === 0) {
       const protectedIds = new Set(chain.protectedToolCallIds);
       const allProtected = chain.middleToolCallIds.every((id) => protectedIds.has(id));
-      items.push(allProtected
-        ? { kind: "skip", chain, reason: "no-summary" }
-        : {
-          kind: "skip",
-          chain,
-          reason: "no-summary",
-          diagnostic: { kind: "backfill-empty", dedupKey: String(chain.startUserTimestamp), detail: `middles=${chain.middleToolCallIds.length}` },
-        });
+      items.push(
+        allProtected
+          ? { kind: "skip", chain, reason: "no-summary" }
+          : {
+              kind: "skip",
+              chain,
+              reason: "no-summary",
+              diagnostic: {
+                kind: "backfill-empty",
+                dedupKey: String(chain.startUserTimestamp),
+                detail: `middles=${chain.middleToolCallIds.length}`,
+              },
+            },
+      );
       continue;
     }
     const toolRefs = refsOf(state, keys, minted);
@@ -272,7 +300,10 @@ function refsOf(state: CondenseState, keys: readonly string[], minted: ReadonlyM
   const seen = new Set<string>();
   for (const k of keys) {
     const ref = state.keyToRef.get(k) ?? minted.get(k);
-    if (ref && !seen.has(ref)) { seen.add(ref); out.push(ref); }
+    if (ref && !seen.has(ref)) {
+      seen.add(ref);
+      out.push(ref);
+    }
   }
   return out;
 }
@@ -303,7 +334,8 @@ export function extractChainRecords(
   for (let i = range.startIndex + 1; i < range.endIndex; i++) {
     const m = detection[i];
     if (isAssistant(m)) {
-      for (const b of toolCallsOf(m)) opened.set(b.id, { name: typeof b.name === "string" ? b.name : "", args: toolCallArgs(b) });
+      for (const b of toolCallsOf(m))
+        opened.set(b.id, { name: typeof b.name === "string" ? b.name : "", args: toolCallArgs(b) });
       continue;
     }
     if (!isToolResult(m)) continue;

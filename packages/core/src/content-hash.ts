@@ -10,7 +10,10 @@ import { createHash } from "node:crypto";
  * internal whitespace are kept: two outputs that differ there are different content.
  */
 export function normalizeForHash(text: string): string {
-  return text.replace(/\r\n/g, "\n").replace(/[ \t]+$/gm, "").trim();
+  return text
+    .replace(/\r\n/g, "\n")
+    .replace(/[ \t]+$/gm, "")
+    .trim();
 }
 
 /** SHA-1 hex of `toolName`, a NUL byte and the normalized text; the tool name keeps `read` and `bash` apart. */

@@ -6,7 +6,12 @@ import type { SummarizerStats } from "./state-types.ts";
 
 export const COST_EVENT_SOURCE = "condense";
 
-export interface CostEventPayload { source: string; totalCost: number; inputTokens: number; outputTokens: number }
+export interface CostEventPayload {
+  source: string;
+  totalCost: number;
+  inputTokens: number;
+  outputTokens: number;
+}
 
 export function costSinceLoad(now: SummarizerStats, baseline: SummarizerStats | null): CostEventPayload {
   const base = baseline ?? now;

@@ -15,7 +15,11 @@ export type DiagnosticKind =
   /** Condense addition: a message the render path could not read; it is passed through untouched. */
   | "malformed-message";
 
-export interface Diagnostic { kind: DiagnosticKind; dedupKey: string; detail: string }
+export interface Diagnostic {
+  kind: DiagnosticKind;
+  dedupKey: string;
+  detail: string;
+}
 
 export interface DiagnosticsLedger {
   /** `kind + "\u0000" + dedupKey` of every pair already reported. */
@@ -24,7 +28,11 @@ export interface DiagnosticsLedger {
 }
 
 const ZERO: Readonly<Record<DiagnosticKind, number>> = Object.freeze({
-  "unresolved-range": 0, "range-id-mismatch": 0, "orphan-sweep": 0, "backfill-empty": 0, "malformed-message": 0,
+  "unresolved-range": 0,
+  "range-id-mismatch": 0,
+  "orphan-sweep": 0,
+  "backfill-empty": 0,
+  "malformed-message": 0,
 });
 
 export function emptyLedger(): DiagnosticsLedger {
@@ -60,7 +68,10 @@ export function markReported(ledger: DiagnosticsLedger, written: readonly Diagno
 }
 
 /** Both steps at once, for callers whose write cannot fail (or that do not persist at all). */
-export function recordDiagnostics(ledger: DiagnosticsLedger, reported: readonly Diagnostic[]): { ledger: DiagnosticsLedger; fresh: Diagnostic[] } {
+export function recordDiagnostics(
+  ledger: DiagnosticsLedger,
+  reported: readonly Diagnostic[],
+): { ledger: DiagnosticsLedger; fresh: Diagnostic[] } {
   const fresh = unseenDiagnostics(ledger, reported);
   return { ledger: fresh.length === 0 ? ledger : markReported(ledger, fresh), fresh };
 }
@@ -87,7 +98,11 @@ export function overlapDiagnostic(blockId: string, reason: string): Diagnostic {
 }
 
 export function rangeMismatchDiagnostic(blockId: string, recorded: number, actual: number): Diagnostic {
-  return { kind: "range-id-mismatch", dedupKey: blockId, detail: `blockId=${blockId} recorded=${recorded} actual=${actual}` };
+  return {
+    kind: "range-id-mismatch",
+    dedupKey: blockId,
+    detail: `blockId=${blockId} recorded=${recorded} actual=${actual}`,
+  };
 }
 
 /** `ids` must already be sorted; the key hashes them so the seen-set stays bounded. */

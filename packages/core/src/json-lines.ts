@@ -5,10 +5,19 @@
  */
 import { isObject } from "./messages.ts";
 
-export interface SkippedLine { line: number; reason: string }
-export interface JsonLine { line: number; value: Record<string, unknown> }
+export interface SkippedLine {
+  line: number;
+  reason: string;
+}
+export interface JsonLine {
+  line: number;
+  value: Record<string, unknown>;
+}
 
-export interface Chunk { text: string; junk: boolean }
+export interface Chunk {
+  text: string;
+  junk: boolean;
+}
 
 /**
  * Split a physical line into top-level `{...}` objects by balanced-brace scanning. Braces inside
@@ -30,7 +39,10 @@ export function splitObjects(line: string): Chunk[] {
     }
     if (depth === 0) {
       if (c === 123 /* { */) {
-        if (junkStart !== -1) { out.push({ text: line.slice(junkStart, i), junk: true }); junkStart = -1; }
+        if (junkStart !== -1) {
+          out.push({ text: line.slice(junkStart, i), junk: true });
+          junkStart = -1;
+        }
         start = i;
         depth = 1;
       } else if (c !== 32 && c !== 9 && c !== 13 && junkStart === -1) junkStart = i;
@@ -40,7 +52,10 @@ export function splitObjects(line: string): Chunk[] {
     else if (c === 123) depth++;
     else if (c === 125 /* } */) {
       depth--;
-      if (depth === 0) { out.push({ text: line.slice(start, i + 1), junk: false }); start = -1; }
+      if (depth === 0) {
+        out.push({ text: line.slice(start, i + 1), junk: false });
+        start = -1;
+      }
     }
   }
   if (depth > 0 && start !== -1) out.push({ text: line.slice(start), junk: false });
@@ -52,7 +67,11 @@ export function splitObjects(line: string): Chunk[] {
  * Parse every object of a JSONL text. `onInvalid` sees the text of an object that failed to parse
  * and may return a note appended to its skip reason (the pi reader salvages tree links this way).
  */
-export function parseJsonLines(text: string, skipped: SkippedLine[], onInvalid?: (chunk: string) => string | undefined): JsonLine[] {
+export function parseJsonLines(
+  text: string,
+  skipped: SkippedLine[],
+  onInvalid?: (chunk: string) => string | undefined,
+): JsonLine[] {
   const out: JsonLine[] = [];
   const src = typeof text === "string" ? text : "";
   let lineNo = 0;
@@ -66,16 +85,26 @@ export function parseJsonLines(text: string, skipped: SkippedLine[], onInvalid?:
     if (line.length === 0) continue;
     // Fast path: the common, well-formed line.
     let whole: unknown;
-    try { whole = JSON.parse(line); } catch { whole = undefined; }
+    try {
+      whole = JSON.parse(line);
+    } catch {
+      whole = undefined;
+    }
     if (whole !== undefined) {
       if (isObject(whole)) out.push({ line: lineNo, value: whole });
       else skipped.push({ line: lineNo, reason: "not a JSON object" });
       continue;
     }
     const chunks = splitObjects(line);
-    if (chunks.length === 0) { skipped.push({ line: lineNo, reason: "no JSON object on line" }); continue; }
+    if (chunks.length === 0) {
+      skipped.push({ line: lineNo, reason: "no JSON object on line" });
+      continue;
+    }
     for (const chunk of chunks) {
-      if (chunk.junk) { skipped.push({ line: lineNo, reason: "text outside a JSON object" }); continue; }
+      if (chunk.junk) {
+        skipped.push({ line: lineNo, reason: "text outside a JSON object" });
+        continue;
+      }
       try {
         const v: unknown = JSON.parse(chunk.text);
         if (isObject(v)) out.push({ line: lineNo, value: v });

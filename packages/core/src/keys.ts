@@ -8,7 +8,10 @@ export function occKey(id: string, ts: number | undefined | null): string {
   return typeof ts === "number" && Number.isFinite(ts) ? `${id}@${ts}` : id;
 }
 
-export interface ParsedOccKey { id: string; ts?: number }
+export interface ParsedOccKey {
+  id: string;
+  ts?: number;
+}
 
 /** Split at the last `@` when the suffix is all digits and the `@` is not at position 0. */
 export function parseOccKey(key: string): ParsedOccKey {

@@ -4,9 +4,21 @@
  * through untouched; every reader here must tolerate `unknown` fields.
  */
 
-export interface TextPart { type: "text"; text: string }
-export interface ImagePart { type: "image"; data?: string; mimeType?: string }
-export interface ThinkingBlock { type: "thinking"; thinking: string; thinkingSignature?: string; redacted?: boolean }
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+export interface ImagePart {
+  type: "image";
+  data?: string;
+  mimeType?: string;
+}
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  thinkingSignature?: string;
+  redacted?: boolean;
+}
 export interface ToolCallBlock {
   type: "toolCall";
   id: string;
@@ -18,7 +30,11 @@ export interface ToolCallBlock {
 }
 export type AssistantBlock = TextPart | ThinkingBlock | ToolCallBlock | { type: string; [k: string]: unknown };
 
-export interface UserMessage { role: "user"; content: string | (TextPart | ImagePart)[]; timestamp?: number }
+export interface UserMessage {
+  role: "user";
+  content: string | (TextPart | ImagePart)[];
+  timestamp?: number;
+}
 export interface AssistantMessage {
   role: "assistant";
   content: AssistantBlock[];
@@ -45,7 +61,11 @@ export interface CustomMessage {
   timestamp?: number;
 }
 /** Host roles that are not LLM roles but reach the provider as user text, and any future role. */
-export interface OtherMessage { role: string; timestamp?: number; [k: string]: unknown }
+export interface OtherMessage {
+  role: string;
+  timestamp?: number;
+  [k: string]: unknown;
+}
 
 export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | CustomMessage | OtherMessage;
 
@@ -71,8 +91,11 @@ export function isUser(m: unknown): m is UserMessage {
 }
 
 export function isSummaryMessage(m: unknown): m is CustomMessage {
-  return isObject(m) && m.role === "custom" &&
-    (m.customType === SUMMARY_CUSTOM_TYPE || m.customType === LEGACY_SUMMARY_CUSTOM_TYPE);
+  return (
+    isObject(m) &&
+    m.role === "custom" &&
+    (m.customType === SUMMARY_CUSTOM_TYPE || m.customType === LEGACY_SUMMARY_CUSTOM_TYPE)
+  );
 }
 
 export function toolCallsOf(m: AssistantMessage): ToolCallBlock[] {
@@ -98,7 +121,7 @@ export function resultText(m: { content?: unknown }): string {
   let first = true;
   for (const p of c) {
     if (isObject(p) && p.type === "text" && typeof p.text === "string") {
-      out = first ? p.text : out + "\n" + p.text;
+      out = first ? p.text : `${out}\n${p.text}`;
       first = false;
     }
   }

@@ -30,7 +30,11 @@ export interface ContextMetrics {
 export const tokensOfChars = (chars: number): number => Math.round(chars / 4);
 
 function jsonLength(x: unknown): number {
-  try { return JSON.stringify(x)?.length ?? 0; } catch { return 0; }
+  try {
+    return JSON.stringify(x)?.length ?? 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** Index of the last text-only assistant, or -1. The open segment starts after it. */

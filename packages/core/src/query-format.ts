@@ -1,8 +1,9 @@
 /**
  * context_tree_query output (CAP-QUERY-2/3): one block per hit of `recordsForId` (state.ts), joined by
  * a rule. Core does no I/O, so bodies of stored (oversized) records are passed in by the caller; a body
- * that cannot be loaded falls back to the stored preview. Long bodies are cut to their head lines with
- * the host's default limits (2000 lines, 50 KiB), so one recovery cannot flood the context.
+ * that cannot be loaded falls back to the stored preview. A long body is served one page at a time
+ * (query-page.ts, the host's default limits of 2,000 lines and 50 KiB), and every cut names the call
+ * that returns the next page.
  */
 import { recordsForId, type CondenseState, type QueryHit } from "./state.ts";
 import type { ToolCallRecord } from "./state-types.ts";
@@ -12,11 +13,10 @@ import {
   QUERY_NOT_FOUND_LINE,
   QUERY_STORED_UNAVAILABLE,
   queryLabelLine,
-  queryTruncatedLine,
+  queryLastPageLine,
+  queryPageCutLine,
 } from "./texts.ts";
-
-export interface HeadLimits { maxLines: number; maxBytes: number }
-export const DEFAULT_HEAD_LIMITS: Readonly<HeadLimits> = Object.freeze({ maxLines: 2000, maxBytes: 50 * 1024 });
+import { bodyPage, DEFAULT_PAGE_LIMITS, type BodyPage, type PageLimits } from "./query-page.ts";
 
 /** Full body of a stored record, as loaded by the caller; undefined when it could not be loaded. */
 export type StoredBodyLookup = (record: ToolCallRecord) => string | undefined;
@@ -27,35 +27,6 @@ export interface QueryOutput {
   results: Record<string, ToolCallRecord>;
 }
 
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) { n += 4; i++; }
-    else n += 3;
-  }
-  return n;
-}
-
-export interface HeadCut { text: string; truncated: boolean; shownLines: number; totalLines: number }
-
-/** Whole leading lines within both limits (a first line over the byte limit shows nothing). */
-export function headTruncate(text: string, limits: HeadLimits = DEFAULT_HEAD_LIMITS): HeadCut {
-  const lines = text.split("\n");
-  const total = lines.length;
-  if (total <= limits.maxLines && utf8Length(text) <= limits.maxBytes) return { text, truncated: false, shownLines: total, totalLines: total };
-  let bytes = 0;
-  let shown = 0;
-  for (; shown < total && shown < limits.maxLines; shown++) {
-    const add = utf8Length(lines[shown]!) + (shown > 0 ? 1 : 0);
-    if (bytes + add > limits.maxBytes) break;
-    bytes += add;
-  }
-  return { text: lines.slice(0, shown).join("\n"), truncated: true, shownLines: shown, totalLines: total };
-}
-
 function bodyOf(record: ToolCallRecord, storedBody: StoredBodyLookup | undefined): string {
   if (!record.stored) return record.resultText;
   const full = storedBody?.(record);
@@ -64,17 +35,34 @@ function bodyOf(record: ToolCallRecord, storedBody: StoredBodyLookup | undefined
 }
 
 function argsJson(args: unknown): string {
-  try { return JSON.stringify(args ?? {}, null, 2) ?? "{}"; } catch { return "{}"; }
+  try {
+    return JSON.stringify(args ?? {}, null, 2) ?? "{}";
+  } catch {
+    return "{}";
+  }
 }
 
-/** One hit's block: label, legacy marker (multi-record sets only), tool, args, status, turn, body. */
-export function formatQueryBlock(hit: QueryHit, body: string, limits: HeadLimits = DEFAULT_HEAD_LIMITS): string {
+/**
+ * One hit's block: label, legacy marker (multi-record sets only), tool, args, status, turn, then the
+ * page of the body. A page that stops before the end is followed by one line naming the call that
+ * returns the next page; a later page that reaches the end says so. Either line follows the page
+ * after exactly one newline, so the page text is recoverable from the block verbatim.
+ */
+export function formatQueryBlock(hit: QueryHit, page: BodyPage | string): string {
+  const p = typeof page === "string" ? bodyPage(page) : page;
   const r = hit.record;
   const lines = [queryLabelLine(hit.label)];
   if (hit.legacy) lines.push(QUERY_LEGACY_OCCURRENCE_LINE);
-  lines.push(`Tool: ${r.toolName}`, `Args: ${argsJson(r.args)}`, `Status: ${r.isError ? "ERROR" : "OK"}`, `Turn: ${r.turnIndex}`, "");
-  const cut = headTruncate(body, limits);
-  lines.push(cut.truncated ? `${cut.text}\n${queryTruncatedLine(cut.shownLines, cut.totalLines)}` : cut.text);
+  lines.push(
+    `Tool: ${r.toolName}`,
+    `Args: ${argsJson(r.args)}`,
+    `Status: ${r.isError ? "ERROR" : "OK"}`,
+    `Turn: ${r.turnIndex}`,
+    "",
+  );
+  if (p.next !== null) lines.push(`${p.text}\n${queryPageCutLine(hit.label, p.offset, p.end, p.total)}`);
+  else if (p.offset > 0) lines.push(`${p.text}\n${queryLastPageLine(p.offset, p.end, p.total)}`);
+  else lines.push(p.text);
   return lines.join("\n");
 }
 
@@ -87,15 +75,19 @@ export function formatQueryOutput(
   state: CondenseState,
   ids: readonly string[],
   storedBody?: StoredBodyLookup,
-  limits: HeadLimits = DEFAULT_HEAD_LIMITS,
+  limits: PageLimits = DEFAULT_PAGE_LIMITS,
+  offset = 0,
 ): QueryOutput {
   const blocks: string[] = [];
   const results: Record<string, ToolCallRecord> = {};
   for (const id of ids) {
     const hits = recordsForId(state, id);
-    if (hits.length === 0) { blocks.push(formatQueryNotFound(id)); continue; }
+    if (hits.length === 0) {
+      blocks.push(formatQueryNotFound(id));
+      continue;
+    }
     for (const h of hits) {
-      blocks.push(formatQueryBlock(h, bodyOf(h.record, storedBody), limits));
+      blocks.push(formatQueryBlock(h, bodyPage(bodyOf(h.record, storedBody), offset, limits)));
       results[h.label] = h.record;
     }
   }

@@ -2,7 +2,9 @@
  * Recovery grace (CAP-QUERY-5/6). An output the model just recovered through context_tree_query stays
  * verbatim for K user-turn-groups, so the model can use what it asked for; then it is stubbed again.
  * Grace is enforced at render (phase 1) and at chain eligibility only, never at capture (a capture-time
- * exclusion would be lost forever behind the frontier).
+ * exclusion would be lost forever behind the frontier). At render the grace set is part of the render
+ * policy, decided when a state version is applied (render/render-policy.ts): a grace ends at the next
+ * applied state after its K turns, so its expiry never moves the cached prefix between two flushes.
  */
 import { bareToolCallId, occKey, parseOccKey } from "./keys.ts";
 import { isObject } from "./messages.ts";
@@ -40,7 +42,9 @@ export interface GraceChain {
 
 /** Lookup keys of a chain: its occurrence keys, else (pre-occurrence data) its bare ids. */
 function lookupKeysOf(chain: GraceChain): readonly string[] {
-  return chain.middleOccurrenceKeys && chain.middleOccurrenceKeys.length > 0 ? chain.middleOccurrenceKeys : chain.middleToolCallIds;
+  return chain.middleOccurrenceKeys && chain.middleOccurrenceKeys.length > 0
+    ? chain.middleOccurrenceKeys
+    : chain.middleToolCallIds;
 }
 
 /**

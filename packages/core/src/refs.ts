@@ -33,9 +33,9 @@ export function refFooter(refs: readonly string[]): string {
 
 const FENCE = /^\s*```/;
 // A label at line start, after optional indentation and one `- ` / `* ` bullet marker.
-const LEADING_LABEL = /^(\s*(?:[-*] )?)\[\[(\d+):([^\[\]\s]+)\]\]\s*/;
+const LEADING_LABEL = /^(\s*(?:[-*] )?)\[\[(\d+):([^[\]\s]+)\]\]\s*/;
 // Any other well-formed label anywhere on the line (plus the whitespace after it).
-const ANY_LABEL = /\[\[\d+:[^\[\]\s]+\]\]\s*/g;
+const ANY_LABEL = /\[\[\d+:[^[\]\s]+\]\]\s*/g;
 
 /**
  * CAP-REF-3: rewrite `[[N:tool]]` labels into `` `tN` `` handles. A leading label becomes its ref only
@@ -64,8 +64,11 @@ export function rewriteInlineRefs(
         const n = Number(lead[2]);
         const expected = toolNames[n - 1];
         const ref = refs[n - 1];
-        const valid = n >= 1 && expected !== undefined && ref !== undefined
-          && expected.trim().toLowerCase() === (lead[3] ?? "").trim().toLowerCase();
+        const valid =
+          n >= 1 &&
+          expected !== undefined &&
+          ref !== undefined &&
+          expected.trim().toLowerCase() === (lead[3] ?? "").trim().toLowerCase();
         out = prefix + (valid ? `\`${ref}\` ` : "") + line.slice(lead[0].length);
       }
       return out.replace(ANY_LABEL, "");

@@ -10,7 +10,6 @@ import { isObject, type AgentMessage } from "./messages.ts";
 
 export { splitObjects, type SkippedLine } from "./json-lines.ts";
 
-
 export interface SessionReadOptions {
   /**
    * `apply` (default) = pi's view: the latest compaction on the path becomes a `compactionSummary`
@@ -60,7 +59,12 @@ export function readPiSession(text: string, options: SessionReadOptions = {}): S
   return { messages, header, skipped, version, entryCount: entries.length, pathLength: path.length };
 }
 
-function parseLines(text: string, out: ParsedEntry[], skipped: SkippedLine[], lostLinks: Map<string, string | null>): void {
+function parseLines(
+  text: string,
+  out: ParsedEntry[],
+  skipped: SkippedLine[],
+  lostLinks: Map<string, string | null>,
+): void {
   // An unparseable entry still lends its id/parentId to the tree walk, so the path survives its loss.
   const lines = parseJsonLines(text, skipped, (chunk) => {
     const link = salvageLink(chunk);
@@ -86,11 +90,16 @@ function salvageLink(text: string): { id: string; parentId: string | null } | nu
  * A parent that is neither an entry nor a salvaged lost line ends the walk (a file that starts
  * mid-tree); a cycle ends it too.
  */
-function treePath(entries: ParsedEntry[], lostLinks: Map<string, string | null>, skipped: SkippedLine[]): ParsedEntry[] {
+function treePath(
+  entries: ParsedEntry[],
+  lostLinks: Map<string, string | null>,
+  skipped: SkippedLine[],
+): ParsedEntry[] {
   const byId = new Map<string, ParsedEntry>();
   for (const e of entries) if (typeof e.value.id === "string") byId.set(e.value.id, e);
   let leaf: ParsedEntry | undefined;
-  for (let i = entries.length - 1; i >= 0 && !leaf; i--) if (typeof entries[i]!.value.id === "string") leaf = entries[i];
+  for (let i = entries.length - 1; i >= 0 && !leaf; i--)
+    if (typeof entries[i]!.value.id === "string") leaf = entries[i];
   const path: ParsedEntry[] = [];
   const seen = new Set<string>();
   let cur: string | null | undefined = leaf ? (leaf.value.id as string) : undefined;
@@ -150,11 +159,20 @@ function toMessage(e: ParsedEntry, skipped: SkippedLine[]): AgentMessage | undef
   }
 }
 
-function project(path: ParsedEntry[], all: ParsedEntry[], mode: "apply" | "ignore", skipped: SkippedLine[]): AgentMessage[] {
+function project(
+  path: ParsedEntry[],
+  all: ParsedEntry[],
+  mode: "apply" | "ignore",
+  skipped: SkippedLine[],
+): AgentMessage[] {
   const out: AgentMessage[] = [];
   let compactionAt = -1;
   if (mode === "apply") {
-    for (let i = path.length - 1; i >= 0; i--) if (path[i]!.value.type === "compaction") { compactionAt = i; break; }
+    for (let i = path.length - 1; i >= 0; i--)
+      if (path[i]!.value.type === "compaction") {
+        compactionAt = i;
+        break;
+      }
   }
   if (compactionAt === -1) {
     for (const e of path) {
@@ -164,7 +182,12 @@ function project(path: ParsedEntry[], all: ParsedEntry[], mode: "apply" | "ignor
     return out;
   }
   const c = path[compactionAt]!.value;
-  out.push({ role: "compactionSummary", summary: c.summary, tokensBefore: c.tokensBefore, timestamp: isoMs(c.timestamp) });
+  out.push({
+    role: "compactionSummary",
+    summary: c.summary,
+    tokensBefore: c.tokensBefore,
+    timestamp: isoMs(c.timestamp),
+  });
   // v3 names the first kept entry by id; v1 by its index among the file's entries (header included),
   // which is how pi's v1 -> v2 migration maps it.
   let firstKept: ParsedEntry | undefined;

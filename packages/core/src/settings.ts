@@ -8,6 +8,8 @@ import { isObject } from "./messages.ts";
 export const THINKING_LEVELS = ["default", "off", "minimal", "low", "medium", "high", "xhigh"] as const;
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
 export type DedupScope = "session" | "tenant";
+export const FLUSH_POLICIES = ["roi", "eager"] as const;
+export type FlushPolicy = (typeof FLUSH_POLICIES)[number];
 
 export interface CondenseSettings {
   enabled: boolean;
@@ -31,8 +33,19 @@ export interface CondenseSettings {
   /** Results at least this long are stored out of line and stubbed without a summary (CAP-SPILL). */
   spillThreshold: number;
   spillPreviewBytes: number;
-  chainCompression: { enabled: boolean; rollingWindow: number; stripFinalAssistantThinking: boolean; fuseRangeSummary: boolean };
+  chainCompression: {
+    enabled: boolean;
+    rollingWindow: number;
+    stripFinalAssistantThinking: boolean;
+    fuseRangeSummary: boolean;
+  };
   purgeErrors: { enabled: boolean; cooldownTurns: number; minArgChars: number };
+  /** `roi`: flush when its net value is positive (economics/roi-policy.ts); `eager`: on every text reply (CAP-TRIGGER-3). */
+  flushPolicy: FlushPolicy;
+  /** Capture, summarize and render as usual, but send the raw context and only report what would have been saved. */
+  shadowMode: boolean;
+  /** How long the provider's cache keeps a prefix between requests; a longer gap makes the next request cold. */
+  cacheTtlMs: number;
   [unknownKey: string]: unknown;
 }
 
@@ -59,13 +72,18 @@ export const DEFAULT_SETTINGS: Readonly<CondenseSettings> = Object.freeze({
   spillPreviewBytes: 2048,
   chainCompression: { enabled: true, rollingWindow: 3, stripFinalAssistantThinking: true, fuseRangeSummary: true },
   purgeErrors: { enabled: true, cooldownTurns: 2, minArgChars: 500 },
+  flushPolicy: "roi",
+  shadowMode: false,
+  cacheTtlMs: 300_000,
 }) as CondenseSettings;
 
 const bool = (v: unknown, d: boolean) => (typeof v === "boolean" ? v : d);
-const nonNegInt = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : d);
+const nonNegInt = (v: unknown, d: number) =>
+  typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : d;
 const posInt = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : d);
 const fraction = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1 ? v : null);
-const strList = (v: unknown, d: string[]) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : d.slice());
+const strList = (v: unknown, d: string[]) =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : d.slice();
 
 /** Never throws; anything invalid falls back to its default. */
 export function normalizeSettings(stored: unknown): CondenseSettings {
@@ -77,9 +95,15 @@ export function normalizeSettings(stored: unknown): CondenseSettings {
     ...s,
     enabled: bool(s.enabled, d.enabled),
     showStatusLine: bool(s.showStatusLine, d.showStatusLine),
-    summarizerModel: typeof s.summarizerModel === "string" && s.summarizerModel.trim() ? s.summarizerModel.trim() : d.summarizerModel,
-    summarizerFallbackModel: typeof s.summarizerFallbackModel === "string" && s.summarizerFallbackModel.trim() ? s.summarizerFallbackModel.trim() : null,
-    summarizerThinking: (THINKING_LEVELS as readonly unknown[]).includes(s.summarizerThinking) ? (s.summarizerThinking as ThinkingLevel) : d.summarizerThinking,
+    summarizerModel:
+      typeof s.summarizerModel === "string" && s.summarizerModel.trim() ? s.summarizerModel.trim() : d.summarizerModel,
+    summarizerFallbackModel:
+      typeof s.summarizerFallbackModel === "string" && s.summarizerFallbackModel.trim()
+        ? s.summarizerFallbackModel.trim()
+        : null,
+    summarizerThinking: (THINKING_LEVELS as readonly unknown[]).includes(s.summarizerThinking)
+      ? (s.summarizerThinking as ThinkingLevel)
+      : d.summarizerThinking,
     summarizerIdleTimeoutMs: nonNegInt(s.summarizerIdleTimeoutMs, d.summarizerIdleTimeoutMs),
     summarizerMaxTimeoutMs: nonNegInt(s.summarizerMaxTimeoutMs, d.summarizerMaxTimeoutMs),
     pruneOn: s.pruneOn === "on-demand" ? "on-demand" : "agent-message",
@@ -102,6 +126,9 @@ export function normalizeSettings(stored: unknown): CondenseSettings {
       stripFinalAssistantThinking: bool(cc.stripFinalAssistantThinking, d.chainCompression.stripFinalAssistantThinking),
       fuseRangeSummary: bool(cc.fuseRangeSummary, d.chainCompression.fuseRangeSummary),
     },
+    flushPolicy: s.flushPolicy === "eager" ? "eager" : "roi",
+    shadowMode: bool(s.shadowMode, d.shadowMode),
+    cacheTtlMs: posInt(s.cacheTtlMs, d.cacheTtlMs),
     purgeErrors: {
       ...pe,
       enabled: bool(pe.enabled, d.purgeErrors.enabled),

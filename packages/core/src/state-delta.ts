@@ -18,8 +18,10 @@ export interface StateDelta {
   chains: ChainEntry[];
   frontier?: Frontier | null;
   stats?: SummarizerStats;
-}
-
-export function emptyDelta(fromVersion: number, toVersion: number): StateDelta {
-  return { format: STATE_DELTA_FORMAT, fromVersion, toVersion, records: [], summaries: [], aliases: [], chains: [] };
+  /**
+   * Occurrence keys the service captured and settled without a record or an alias (skipped: trivial,
+   * protected, or an oversized summary). With the records and aliases they are the session's coverage:
+   * what a rescan must not send again. Additive, like the other entry lists.
+   */
+  settled?: string[];
 }

@@ -28,7 +28,11 @@ export interface ToolCallRecord {
   backfilled?: boolean;
 }
 
-export interface SummaryRef { shortId: string; toolCallId: string; resultTimestamp?: number }
+export interface SummaryRef {
+  shortId: string;
+  toolCallId: string;
+  resultTimestamp?: number;
+}
 
 export interface SummaryEntry {
   id: string;
@@ -92,5 +96,10 @@ export interface SummarizerStats {
 }
 
 export const emptyStats = (): SummarizerStats => ({
-  totalInputTokens: 0, totalOutputTokens: 0, totalCost: 0, callCount: 0, chainsCompressed: 0, rangesSummarized: 0,
+  totalInputTokens: 0,
+  totalOutputTokens: 0,
+  totalCost: 0,
+  callCount: 0,
+  chainsCompressed: 0,
+  rangesSummarized: 0,
 });

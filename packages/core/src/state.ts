@@ -35,6 +35,8 @@ export interface CondenseState {
   /** chain entries keyed by startUserTimestamp (later wins), in insertion order */
   readonly chains: readonly ChainEntry[];
   readonly frontier: Frontier | null;
+  /** Occurrence keys settled without a record or alias (see StateDelta.settled). */
+  readonly settled: ReadonlySet<string>;
   readonly stats: SummarizerStats;
   /** the next `tN` number that has never been registered */
   readonly nextRef: number;
@@ -54,34 +56,73 @@ export type ApplyDeltaResult =
  * no-op. A full snapshot (fromVersion 0) replaces everything.
  */
 export function applyDelta(state: CondenseState, delta: StateDelta): ApplyDeltaResult {
-  if (!delta || delta.format !== STATE_DELTA_FORMAT || typeof delta.toVersion !== "number" || typeof delta.fromVersion !== "number") {
+  if (
+    !delta ||
+    delta.format !== STATE_DELTA_FORMAT ||
+    typeof delta.toVersion !== "number" ||
+    typeof delta.fromVersion !== "number"
+  ) {
     return { ok: false, reason: "bad-format", message: `expected a ${STATE_DELTA_FORMAT} delta` };
   }
   if (delta.toVersion <= state.version && delta.fromVersion !== 0) return { ok: true, state, changed: false };
   if (delta.fromVersion > state.version) {
-    return { ok: false, reason: "version-gap", message: `delta starts at ${delta.fromVersion} but the mirror is at ${state.version}; fetch since=0` };
+    return {
+      ok: false,
+      reason: "version-gap",
+      message: `delta starts at ${delta.fromVersion} but the mirror is at ${state.version}; fetch since=0`,
+    };
   }
   const base = delta.fromVersion === 0 ? createState() : state;
   const records = mergeBy([...base.records.values()], delta.records ?? [], (r) => r.key);
   const summaries = mergeBy([...base.summaries], delta.summaries ?? [], (s) => s.id);
-  const aliases = mergeBy([...base.aliases].map(([key, originalKey]) => ({ key, originalKey })), delta.aliases ?? [], (a) => a.key);
+  const aliases = mergeBy(
+    [...base.aliases].map(([key, originalKey]) => ({ key, originalKey })),
+    delta.aliases ?? [],
+    (a) => a.key,
+  );
   const chains = mergeBy([...base.chains], delta.chains ?? [], (c) => String(c.startUserTimestamp));
   const frontier = delta.frontier === undefined ? base.frontier : delta.frontier;
   const stats = delta.stats ?? base.stats;
-  return { ok: true, state: buildState(delta.toVersion, records, summaries, aliases, chains, frontier, stats), changed: true };
+  const settled = delta.settled && delta.settled.length > 0 ? [...base.settled, ...delta.settled] : base.settled;
+  return {
+    ok: true,
+    state: buildState(delta.toVersion, records, summaries, aliases, chains, frontier, stats, settled),
+    changed: true,
+  };
 }
 
 function mergeBy<T>(base: T[], add: T[], key: (t: T) => string): T[] {
   if (add.length === 0) return base;
   const pos = new Map<string, number>();
-  base.forEach((t, i) => pos.set(key(t), i));
+  base.forEach((t, i) => {
+    pos.set(key(t), i);
+  });
   const out = base.slice();
   for (const t of add) {
     const k = key(t);
     const i = pos.get(k);
-    if (i === undefined) { pos.set(k, out.length); out.push(t); } else out[i] = t;
+    if (i === undefined) {
+      pos.set(k, out.length);
+      out.push(t);
+    } else out[i] = t;
   }
   return out;
+}
+
+/** The state as the full snapshot the service sends for `since=0`: `applyDelta(createState(), it)` gives it back. */
+export function stateSnapshot(state: CondenseState): StateDelta {
+  return {
+    format: STATE_DELTA_FORMAT,
+    fromVersion: 0,
+    toVersion: state.version,
+    records: [...state.records.values()],
+    summaries: [...state.summaries],
+    aliases: [...state.aliases].map(([key, originalKey]) => ({ key, originalKey })),
+    chains: [...state.chains],
+    frontier: state.frontier,
+    stats: state.stats,
+    settled: [...state.settled],
+  };
 }
 
 /** Build a state (and all its lookup maps) from plain entries. Also used by tests and the worker. */
@@ -93,6 +134,7 @@ export function buildState(
   chainList: readonly ChainEntry[],
   frontier: Frontier | null,
   stats: SummarizerStats,
+  settledKeys: Iterable<string> = [],
 ): CondenseState {
   const records = new Map<string, ToolCallRecord>();
   const bareIdToKeys = new Map<string, string[]>();
@@ -111,7 +153,8 @@ export function buildState(
       keyToRef.set(r.key, r.shortRef);
       maxRef = Math.max(maxRef, shortRefNumber(r.shortRef) ?? 0);
     }
-    if (r.contentHash && !r.backfilled && !canonicalByHash.has(r.contentHash)) canonicalByHash.set(r.contentHash, r.key);
+    if (r.contentHash && !r.backfilled && !canonicalByHash.has(r.contentHash))
+      canonicalByHash.set(r.contentHash, r.key);
   }
   const summaryById = new Map<string, SummaryEntry>();
   const summariesByKey = new Map<string, SummaryEntry[]>();
@@ -119,7 +162,8 @@ export function buildState(
     summaryById.set(s.id, s);
     for (const k of s.coverage) {
       const list = summariesByKey.get(k);
-      if (!list) summariesByKey.set(k, [s]); else list.push(s);
+      if (!list) summariesByKey.set(k, [s]);
+      else list.push(s);
     }
     for (const ref of s.refs) {
       const n = shortRefNumber(ref.shortId);
@@ -150,6 +194,7 @@ export function buildState(
     summariesByKey,
     chains: [...byStart.values()],
     frontier,
+    settled: settledKeys instanceof Set ? settledKeys : new Set(settledKeys),
     stats,
     nextRef: maxRef + 1,
   };
@@ -158,6 +203,15 @@ export function buildState(
 /** Strict (CAP-IDX-4): indexed or a dedup alias; never falls back from an occurrence key to a bare id. */
 export function isSummarized(state: CondenseState, key: string): boolean {
   return state.records.has(key) || state.aliases.has(key);
+}
+
+/**
+ * Coverage: the service already has this occurrence as a record, an alias or a deliberate skip, so a
+ * capture or rescan must not send it again. Keyed by occurrence, never by position: branches of one
+ * session tree share the state, and a position (turn index) on one branch says nothing about another.
+ */
+export function isCovered(state: CondenseState, key: string): boolean {
+  return state.records.has(key) || state.aliases.has(key) || state.settled.has(key);
 }
 
 /** CAP-IDX-5: the only sanctioned bare-id fallback. */
@@ -182,7 +236,11 @@ export function recordFor(state: CondenseState, key: string): ToolCallRecord | u
   return state.records.get(key) ?? (state.aliases.has(key) ? state.records.get(state.aliases.get(key)!) : undefined);
 }
 
-export interface QueryHit { label: string; record: ToolCallRecord; legacy: boolean }
+export interface QueryHit {
+  label: string;
+  record: ToolCallRecord;
+  legacy: boolean;
+}
 
 /**
  * CAP-IDX-6 getRecordsForId + CAP-QUERY-2 labels: every occurrence of a bare id (aliases carry their own

@@ -6,7 +6,9 @@
  */
 import type { CapturedBatch, CapturedToolCall } from "./capture-types.ts";
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what Postgres text cannot store
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what Postgres text cannot store
 const HAS_UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function storableText(s: string): string {
@@ -18,7 +20,11 @@ function storableValue(v: unknown, depth = 0): unknown {
   if (depth > 64 || v === null || typeof v !== "object") return v;
   if (Array.isArray(v)) {
     let changed = false;
-    const out = v.map((x) => { const y = storableValue(x, depth + 1); if (y !== x) changed = true; return y; });
+    const out = v.map((x) => {
+      const y = storableValue(x, depth + 1);
+      if (y !== x) changed = true;
+      return y;
+    });
     return changed ? out : v;
   }
   let changed = false;
@@ -37,7 +43,8 @@ function storableCall(c: CapturedToolCall): CapturedToolCall {
   const toolName = storableText(c.toolName);
   const toolCallId = storableText(c.toolCallId);
   const args = storableValue(c.args) as Record<string, unknown>;
-  if (resultText === c.resultText && toolName === c.toolName && toolCallId === c.toolCallId && args === c.args) return c;
+  if (resultText === c.resultText && toolName === c.toolName && toolCallId === c.toolCallId && args === c.args)
+    return c;
   return { ...c, resultText, toolName, toolCallId, args };
 }
 

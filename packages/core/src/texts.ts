@@ -64,7 +64,12 @@ export function protectedOutputBlock(toolName: string, text: string): string {
 }
 
 /** Full text of the synthetic user message standing in for a compressed chain. */
-export function compressedChainText(blockId: string, toolRefs: readonly string[], body: string, protectedBlocks: string): string {
+export function compressedChainText(
+  blockId: string,
+  toolRefs: readonly string[],
+  body: string,
+  protectedBlocks: string,
+): string {
   return `${chainOpenTag(blockId, toolRefs)}\n${body}${protectedBlocks}\n${CHAIN_CLOSE_TAG}`;
 }
 
@@ -108,7 +113,12 @@ export function reclaimSegment(beforeChars: number, afterChars: number): string 
   return `${DOT}${formatCount(b)}->${formatCount(a)} (-${pct}%)`;
 }
 
-export interface DiagCounts { u: number; m: number; o: number; b: number }
+export interface DiagCounts {
+  u: number;
+  m: number;
+  o: number;
+  b: number;
+}
 
 /** ` · diag u1/o2`: the non-zero counters in u/m/o/b order; empty when all are zero. */
 export function diagSegment(c: DiagCounts): string {
@@ -120,7 +130,11 @@ export function diagSegment(c: DiagCounts): string {
   return parts.length === 0 ? "" : `${DOT}diag ${parts.join("/")}`;
 }
 
-export interface FooterMetrics { openCycleThinkingTokens: number; frontierGapTokens: number; largestChainSharePct: number }
+export interface FooterMetrics {
+  openCycleThinkingTokens: number;
+  frontierGapTokens: number;
+  largestChainSharePct: number;
+}
 
 /** ` · think Nk · gap Nk · chain P%`, only when there is a frontier gap. */
 export function metricsSegment(m: FooterMetrics | null | undefined): string {
@@ -156,8 +170,24 @@ export function queryLabelLine(label: string): string {
 }
 export const QUERY_LEGACY_OCCURRENCE_LINE = "Occurrence: legacy (no resultTimestamp)";
 export const QUERY_NOT_FOUND_LINE = "(not in the Condense index; it may not have been summarized yet)";
-export const QUERY_STORED_UNAVAILABLE = "(stored output unavailable: the full body could not be loaded and no preview was kept)";
+export const QUERY_STORED_UNAVAILABLE =
+  "(stored output unavailable: the full body could not be loaded and no preview was kept)";
 export const QUERY_BLOCK_SEPARATOR = "\n\n---\n\n";
-export function queryTruncatedLine(shown: number, total: number): string {
-  return `[Output truncated: ${shown}/${total} lines shown]`;
+/** The call that returns the page at `offset` of the body labelled `label` (labels always resolve). */
+export function queryNextPageCall(label: string, offset: number): string {
+  return `${QUERY_TOOL_NAME} with ${JSON.stringify({ toolCallIds: [label], offset })}`;
+}
+
+/**
+ * The last line of a page that does not reach the end of its body: which characters it holds and
+ * exactly which call returns the rest. The page text ends right before this line's newline, so the
+ * pages concatenate to the original.
+ */
+export function queryPageCutLine(label: string, start: number, end: number, total: number): string {
+  return `[Output truncated: characters ${start}-${end} of ${total} shown. Next page: call ${queryNextPageCall(label, end)}]`;
+}
+
+/** The last line of the final page of a body that was asked for from an offset past 0. */
+export function queryLastPageLine(start: number, end: number, total: number): string {
+  return `[End of output: characters ${start}-${end} of ${total} shown; this is the last page.]`;
 }

@@ -3,12 +3,14 @@
  * the budget and delta thresholds, the turn_end gate, the reply (message_end) trigger, the manual
  * command and the reload rearm probe. The client owns the flags; this module only decides.
  */
+import { FLUSH_TRIGGERS, type FlushTrigger } from "@condense/contract/vocabulary";
 import type { CapturedBatch } from "./capture-types.ts";
 import { hasToolCall, isAssistant, type AgentMessage } from "./messages.ts";
+import { decideRoi, type RoiDecision, type RoiInput } from "./economics/roi-policy.ts";
 import type { CondenseSettings } from "./settings.ts";
 
-export type FlushTrigger = "budget" | "delta" | "message-end" | "manual" | "rearmed";
-export const FLUSH_TRIGGERS: readonly FlushTrigger[] = ["budget", "delta", "message-end", "manual", "rearmed"];
+/** The triggers are the wire vocabulary's (`roi`: the cache-aware policy, economics/roi-policy.ts). */
+export { FLUSH_TRIGGERS, type FlushTrigger };
 
 /** A flush invoked without a (known) label is manual (CAP-TRIGGER-8). */
 export function flushTriggerLabel(x: unknown): FlushTrigger {
@@ -19,11 +21,20 @@ export function flushTriggerLabel(x: unknown): FlushTrigger {
 export const MAX_BUDGET_WINDOW = 300_000;
 
 /** What the host reports after a provider call; `tokens` is null right after a provider-side compaction. */
-export interface ContextUsage { tokens: number | null; contextWindow: number }
+export interface ContextUsage {
+  tokens: number | null;
+  contextWindow: number;
+}
 
 function usable(usage: ContextUsage | null | undefined): usage is { tokens: number; contextWindow: number } {
-  return !!usage && typeof usage.tokens === "number" && Number.isFinite(usage.tokens) &&
-    typeof usage.contextWindow === "number" && Number.isFinite(usage.contextWindow) && usage.contextWindow > 0;
+  return (
+    !!usage &&
+    typeof usage.tokens === "number" &&
+    Number.isFinite(usage.tokens) &&
+    typeof usage.contextWindow === "number" &&
+    Number.isFinite(usage.contextWindow) &&
+    usage.contextWindow > 0
+  );
 }
 
 const validFraction = (x: number | null | undefined): x is number =>
@@ -86,7 +97,11 @@ export interface TurnEndGateDecision {
  * this turn, or the reload rearm flag.
  */
 export function decideTurnEnd(input: TurnEndGateInput): TurnEndGateDecision {
-  const unchanged: TurnEndGateDecision = { flush: false, nextPreviousFraction: input.previousFraction, evaluated: false };
+  const unchanged: TurnEndGateDecision = {
+    flush: false,
+    nextPreviousFraction: input.previousFraction,
+    evaluated: false,
+  };
   if (!input.enabled) return unchanged;
   if (input.toolResultCount <= 0 && !input.rearmed) return unchanged;
   if (!input.pushedThisTurn && !input.rearmed) return unchanged;
@@ -101,15 +116,25 @@ export function decideTurnEnd(input: TurnEndGateInput): TurnEndGateDecision {
   }
   const trigger = input.pendingCount === 0 ? "rearmed" : budgetHit ? "budget" : "delta";
   const why = budgetHit ? "context budget reached" : "context jumped this turn";
-  const what = input.pendingCount === 0
-    ? "condensing work recovered after reload"
-    : `condensing ${input.pendingCount} pending turn(s)`;
+  const what =
+    input.pendingCount === 0
+      ? "condensing work recovered after reload"
+      : `condensing ${input.pendingCount} pending turn(s)`;
   return { flush: true, trigger, notice: `condense: ${why} — ${what}`, nextPreviousFraction, evaluated: true };
 }
 
 /** Status notice when live capture queued work (CAP-TRIGGER-4 step 3). */
-export function queuedNotice(pendingCount: number, pruneOn: CondenseSettings["pruneOn"]): string {
-  const when = pruneOn === "on-demand" ? "/condense now" : "the agent's next text reply";
+export function queuedNotice(
+  pendingCount: number,
+  pruneOn: CondenseSettings["pruneOn"],
+  flushPolicy: CondenseSettings["flushPolicy"] = "eager",
+): string {
+  const when =
+    pruneOn === "on-demand"
+      ? "/condense now"
+      : flushPolicy === "roi"
+        ? "the next moment a flush pays for itself"
+        : "the agent's next text reply";
   return `condense: ${pendingCount} turn(s) queued — will summarize on ${when}`;
 }
 
@@ -120,17 +145,66 @@ export interface MessageEndDecision {
   closingMessage?: AgentMessage;
 }
 
-/** CAP-TRIGGER-3: every text-only assistant reply in `agent-message` mode attempts a flush. */
+/**
+ * CAP-TRIGGER-3: every text-only assistant reply in `agent-message` mode attempts a flush, under the
+ * `eager` policy. Under `roi` (the default) a reply is only an opportunity, decided by `decideRoiGate`.
+ */
 export function decideMessageEnd(
   message: AgentMessage,
-  settings: Pick<CondenseSettings, "enabled" | "pruneOn">,
+  settings: Pick<CondenseSettings, "enabled" | "pruneOn"> & { flushPolicy?: CondenseSettings["flushPolicy"] },
 ): MessageEndDecision {
   if (!settings.enabled || settings.pruneOn !== "agent-message") return { flush: false };
+  if ((settings.flushPolicy ?? "eager") !== "eager") return { flush: false };
   if (!isAssistant(message) || hasToolCall(message)) return { flush: false };
   return { flush: true, trigger: "message-end", closingMessage: message };
 }
 
-export interface ManualDecision { run: boolean; trigger?: "manual"; notice?: string }
+/** A text-only assistant reply: the end of the agent's turn. */
+export const isTextReply = (m: AgentMessage): boolean => isAssistant(m) && !hasToolCall(m);
+
+export interface RoiGateInput {
+  settings: Pick<CondenseSettings, "enabled" | "pruneOn" | "flushPolicy">;
+  pendingCount: number;
+  flushing: boolean;
+  /** The reply that ended the turn, at a message-end opportunity (threaded into chain detection). */
+  closingMessage?: AgentMessage;
+  roi: RoiInput;
+}
+
+export interface RoiGateDecision {
+  flush: boolean;
+  trigger?: "roi";
+  closingMessage?: AgentMessage;
+  /** The estimate behind the choice; absent when the gate returned before estimating. */
+  decision?: RoiDecision;
+}
+
+/**
+ * The `roi` policy's gate at an opportunity (a tool turn ended, a reply ended, a user prompt arrived):
+ * flush when there is pending work and its net value now is positive and beats waiting for the next
+ * cold-cache moment. Turns that never end a reply (Codex, SWE-agent, long autonomous runs) reach it
+ * at every turn end, so they reclaim too.
+ */
+export function decideRoiGate(input: RoiGateInput): RoiGateDecision {
+  const s = input.settings;
+  if (!s.enabled || s.pruneOn !== "agent-message" || s.flushPolicy !== "roi") return { flush: false };
+  if (input.pendingCount <= 0 || input.flushing) return { flush: false };
+  if (input.closingMessage && !isTextReply(input.closingMessage)) return { flush: false };
+  const decision = decideRoi(input.roi);
+  if (!decision.flush) return { flush: false, decision };
+  return {
+    flush: true,
+    trigger: "roi",
+    decision,
+    ...(input.closingMessage ? { closingMessage: input.closingMessage } : {}),
+  };
+}
+
+export interface ManualDecision {
+  run: boolean;
+  trigger?: "manual";
+  notice?: string;
+}
 
 /**
  * CAP-TRIGGER-7: the manual command always runs a flush when enabled, even with nothing captured, so
@@ -138,15 +212,17 @@ export interface ManualDecision { run: boolean; trigger?: "manual"; notice?: str
  */
 export function decideManual(enabled: boolean, capturedBatches: number): ManualDecision {
   if (!enabled) return { run: false, notice: "condense: disabled — enable it to summarize" };
-  if (capturedBatches <= 0) return { run: true, trigger: "manual", notice: "condense: nothing pending — no batches to summarize" };
+  if (capturedBatches <= 0)
+    return { run: true, trigger: "manual", notice: "condense: nothing pending — no batches to summarize" };
   return { run: true, trigger: "manual" };
 }
 
-export type RearmProbeResult =
-  | { ok: true; batches: readonly CapturedBatch[] }
-  | { ok: false; error: unknown };
+export type RearmProbeResult = { ok: true; batches: readonly CapturedBatch[] } | { ok: false; error: unknown };
 
-export interface RearmDecision { rearmed: boolean; error?: string }
+export interface RearmDecision {
+  rearmed: boolean;
+  error?: string;
+}
 
 /**
  * CAP-TRIGGER-9: after a reload the flag is armed iff the probe found work. The batches are discarded

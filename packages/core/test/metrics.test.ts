@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
-  computeContextMetrics, frontierGapTokens, largestChainSharePct, openCycleThinkingTokens, reclaimPercent, tokensOfChars,
+  computeContextMetrics,
+  frontierGapTokens,
+  largestChainSharePct,
+  openCycleThinkingTokens,
+  reclaimPercent,
+  tokensOfChars,
 } from "../src/metrics.ts";
 import type { AgentMessage } from "../src/messages.ts";
 import { DEFAULT_SETTINGS, normalizeSettings } from "../src/settings.ts";
@@ -15,8 +20,13 @@ const len = (m: unknown) => JSON.stringify(m).length;
 describe("context metrics (CAP-METRICS-2/3/4)", () => {
   it("AS-54: 256 tool turns, no text-only reply: open segment is the whole branch, share ~100%, gap = unsummarized results", () => {
     const thinkingTurn = (i: number): AgentMessage => ({
-      role: "assistant", timestamp: 10 + i * 10, stopReason: "toolUse",
-      content: [{ type: "thinking", thinking: `plan ${i}` }, { type: "toolCall", id: `bash_${i}`, name: "bash", arguments: { command: `ls ${i}` } }],
+      role: "assistant",
+      timestamp: 10 + i * 10,
+      stopReason: "toolUse",
+      content: [
+        { type: "thinking", thinking: `plan ${i}` },
+        { type: "toolCall", id: `bash_${i}`, name: "bash", arguments: { command: `ls ${i}` } },
+      ],
     });
     const branch: AgentMessage[] = [U(1)];
     for (let i = 0; i < 256; i++) branch.push(thinkingTurn(i), R(15 + i * 10, `bash_${i}`, "y".repeat(400)));
@@ -35,13 +45,27 @@ describe("context metrics (CAP-METRICS-2/3/4)", () => {
 
   it("AS-55: frontier at turn 2 call c1 of c1,c2; a later reuse of c1 counts", () => {
     const branch = [
-      U(1), A(10, "a_0"), R(11, "a_0"), A(20, "b_0"), R(21, "b_0"),
-      A(30, { id: "c1", name: "bash" }, { id: "c2", name: "bash" }), R(31, "c1", "one", { name: "bash" }), R(32, "c2", "two", { name: "bash" }),
-      A(40, { id: "c1", name: "bash" }), R(41, "c1", "three", { name: "bash" }),
+      U(1),
+      A(10, "a_0"),
+      R(11, "a_0"),
+      A(20, "b_0"),
+      R(21, "b_0"),
+      A(30, { id: "c1", name: "bash" }, { id: "c2", name: "bash" }),
+      R(31, "c1", "one", { name: "bash" }),
+      R(32, "c2", "two", { name: "bash" }),
+      A(40, { id: "c1", name: "bash" }),
+      R(41, "c1", "three", { name: "bash" }),
     ];
     const frontier: Frontier = {
-      lastAttemptedToolCallId: "c1", lastAttemptedToolName: "bash", lastAttemptedTurnIndex: 2, lastAttemptedTimestamp: 0,
-      attemptedBatchCount: 1, attemptedToolCallCount: 1, rawCharCount: 0, summaryCharCount: 0, outcome: "summarized",
+      lastAttemptedToolCallId: "c1",
+      lastAttemptedToolName: "bash",
+      lastAttemptedTurnIndex: 2,
+      lastAttemptedTimestamp: 0,
+      attemptedBatchCount: 1,
+      attemptedToolCallCount: 1,
+      rawCharCount: 0,
+      summaryCharCount: 0,
+      outcome: "summarized",
     };
     const state = buildState(1, [], [], [], [], frontier, emptyStats());
     const expected = tokensOfChars(len(branch[7])) + tokensOfChars(len(branch[9]));
@@ -54,21 +78,42 @@ describe("context metrics (CAP-METRICS-2/3/4)", () => {
 
   it("gap skips protected results using the calling assistant's args", () => {
     const settings = normalizeSettings({ protectedPaths: ["**/skills/**/*.md"] });
-    const branch = [U(1), A(10, { id: "read_1", args: { path: "/a/skills/x/SKILL.md" } }), R(11, "read_1"), A(20, "read_2"), R(21, "read_2")];
+    const branch = [
+      U(1),
+      A(10, { id: "read_1", args: { path: "/a/skills/x/SKILL.md" } }),
+      R(11, "read_1"),
+      A(20, "read_2"),
+      R(21, "read_2"),
+    ];
     expect(frontierGapTokens(branch, createState(), settings)).toBe(tokensOfChars(len(branch[4])));
   });
 
   it("open-cycle thinking starts after the last text-only assistant; share uses the largest closed chain", () => {
     const big = "z".repeat(5000);
     const branch: AgentMessage[] = [
-      U(1), A(10, "bash_1"), R(11, "bash_1", big), F(12, "ok", "old thought"),
-      U(20), { role: "assistant", timestamp: 21, content: [{ type: "thinking", thinking: "new" }, { type: "toolCall", id: "x_1", name: "x", arguments: {} }] },
+      U(1),
+      A(10, "bash_1"),
+      R(11, "bash_1", big),
+      F(12, "ok", "old thought"),
+      U(20),
+      {
+        role: "assistant",
+        timestamp: 21,
+        content: [
+          { type: "thinking", thinking: "new" },
+          { type: "toolCall", id: "x_1", name: "x", arguments: {} },
+        ],
+      },
     ];
     expect(openCycleThinkingTokens(branch)).toBe(tokensOfChars(len({ type: "thinking", thinking: "new" })));
     const total = branch.reduce((n, m) => n + len(m), 0);
     const chain = branch.slice(0, 4).reduce((n, m) => n + len(m), 0);
     expect(largestChainSharePct(branch, S)).toBe(Math.round((100 * chain) / total));
-    expect(computeContextMetrics([], createState(), S)).toEqual({ openCycleThinkingTokens: 0, largestChainSharePct: 0, frontierGapTokens: 0 });
+    expect(computeContextMetrics([], createState(), S)).toEqual({
+      openCycleThinkingTokens: 0,
+      largestChainSharePct: 0,
+      frontierGapTokens: 0,
+    });
   });
 
   it("reclaim percent uses chars/4 tokens (AS-57 numbers)", () => {
@@ -79,7 +124,8 @@ describe("context metrics (CAP-METRICS-2/3/4)", () => {
 
   it("is linear: 20k-message branch in well under a second", () => {
     const branch: AgentMessage[] = [];
-    for (let i = 0; i < 5000; i++) branch.push(U(i * 10), A(i * 10 + 1, `bash_${i}`), R(i * 10 + 2, `bash_${i}`), F(i * 10 + 3));
+    for (let i = 0; i < 5000; i++)
+      branch.push(U(i * 10), A(i * 10 + 1, `bash_${i}`), R(i * 10 + 2, `bash_${i}`), F(i * 10 + 3));
     const t = performance.now();
     computeContextMetrics(branch, createState(), S);
     expect(performance.now() - t).toBeLessThan(1000);

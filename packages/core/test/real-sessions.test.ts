@@ -13,7 +13,7 @@ import { readPiSession } from "../src/session-reader.ts";
 import { normalizeSettings } from "../src/settings.ts";
 import { createState } from "../src/state.ts";
 import { reclaimPercent } from "../src/metrics.ts";
-import { realSessionFiles } from "../../../test/support/sessions.ts";
+import { realSessionFiles } from "@condense/test-support/sessions";
 import { buildCondensedState } from "./support/condensed-state.ts";
 
 const files = realSessionFiles("pi");
@@ -27,8 +27,10 @@ function orphanResults(messages: readonly AgentMessage[]): string[] {
   let open = new Set<string>();
   for (const m of messages) {
     if (isAssistant(m)) open = new Set(toolCallsOf(m).map((b) => b.id));
-    else if (isToolResult(m)) { if (open.has(m.toolCallId)) open.delete(m.toolCallId); else out.push(m.toolCallId); }
-    else open = new Set();
+    else if (isToolResult(m)) {
+      if (open.has(m.toolCallId)) open.delete(m.toolCallId);
+      else out.push(m.toolCallId);
+    } else open = new Set();
   }
   return out;
 }
@@ -37,10 +39,15 @@ function orphanResults(messages: readonly AgentMessage[]): string[] {
 function unansweredCalls(messages: readonly AgentMessage[]): Set<string> {
   const out = new Set<string>();
   let open: string[] = [];
-  const flush = () => { for (const id of open) out.add(id); open = []; };
+  const flush = () => {
+    for (const id of open) out.add(id);
+    open = [];
+  };
   for (const m of messages) {
-    if (isAssistant(m)) { flush(); open = toolCallsOf(m).map((b) => `${b.id}@${m.timestamp}`); }
-    else if (isToolResult(m)) open = open.filter((k) => !k.startsWith(`${m.toolCallId}@`));
+    if (isAssistant(m)) {
+      flush();
+      open = toolCallsOf(m).map((b) => `${b.id}@${m.timestamp}`);
+    } else if (isToolResult(m)) open = open.filter((k) => !k.startsWith(`${m.toolCallId}@`));
     else flush();
   }
   flush();
@@ -68,21 +75,26 @@ describe.skipIf(files.length === 0)("real pi sessions", () => {
         expect(again.messages).toEqual(r1.messages);
         expect(orphanResults(r1.messages)).toEqual([]);
         const before = unansweredCalls(fx.messages);
-        for (const k of unansweredCalls(r1.messages)) expect(before.has(k), `render left call ${k} without its result`).toBe(true);
+        for (const k of unansweredCalls(r1.messages))
+          expect(before.has(k), `render left call ${k} without its result`).toBe(true);
         // Nothing from the last 3 user turns is touched except by the session-wide phases (purge/sweep).
         const empty = pruneMessages(view, createState(), { settings });
         expect(pruneMessages(view, createState(), { settings }).messages).toEqual(empty.messages);
         if (view !== read.messages) continue;
 
         const pct = reclaimPercent(r1.beforeChars, r1.afterChars);
-        rows.push(`${name.padEnd(48)} msgs ${String(fx.messages.length).padStart(5)}  records ${String(fx.state.records.size).padStart(4)}  summaries ${String(fx.counts.summarized).padStart(4)}  chains ${fx.counts.chainsCovered}c/${fx.counts.chainsDeterministic}d/${fx.counts.chainsSkipped}s  ${(r1.beforeChars / 1000).toFixed(0)}k -> ${(r1.afterChars / 1000).toFixed(0)}k chars  reclaim ${pct}%`);
+        rows.push(
+          `${name.padEnd(48)} msgs ${String(fx.messages.length).padStart(5)}  records ${String(fx.state.records.size).padStart(4)}  summaries ${String(fx.counts.summarized).padStart(4)}  chains ${fx.counts.chainsCovered}c/${fx.counts.chainsDeterministic}d/${fx.counts.chainsSkipped}s  ${(r1.beforeChars / 1000).toFixed(0)}k -> ${(r1.afterChars / 1000).toFixed(0)}k chars  reclaim ${pct}%`,
+        );
         expect(r1.pruned).toBe(true);
         expect(pct).toBeGreaterThanOrEqual(RECLAIM_FLOOR_PCT);
       }
     });
   }
   it("prints the reclaim table", () => {
-    console.log(["[real-sessions] reclaim with everything before the last 3 user turns condensed:", ...rows].join("\n"));
+    console.log(
+      ["[real-sessions] reclaim with everything before the last 3 user turns condensed:", ...rows].join("\n"),
+    );
     expect(rows.length).toBe(files.length);
   });
 });

@@ -12,16 +12,21 @@ describe("mintRefs (CAP-REF-1)", () => {
     expect(() => mintRefs(1, 1.5)).toThrow(RangeError);
   });
   it("never mints a number twice across successive batches", () => {
-    fc.assert(fc.property(fc.array(fc.nat(20), { maxLength: 30 }), (counts) => {
-      let next = 1;
-      const seen = new Set<string>();
-      for (const c of counts) {
-        const m = mintRefs(next, c);
-        for (const r of m.refs) { expect(seen.has(r)).toBe(false); seen.add(r); }
-        next = m.next;
-      }
-      expect(seen.size).toBe(counts.reduce((a, b) => a + b, 0));
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.nat(20), { maxLength: 30 }), (counts) => {
+        let next = 1;
+        const seen = new Set<string>();
+        for (const c of counts) {
+          const m = mintRefs(next, c);
+          for (const r of m.refs) {
+            expect(seen.has(r)).toBe(false);
+            seen.add(r);
+          }
+          next = m.next;
+        }
+        expect(seen.size).toBe(counts.reduce((a, b) => a + b, 0));
+      }),
+    );
   });
 });
 
@@ -54,15 +59,7 @@ describe("rewriteInlineRefs (CAP-REF-3)", () => {
       "**[[1:read]]** z",
     ].join("\n");
     const out = rewriteInlineRefs(input, ["read", "bash"]);
-    expect(out.split("\n")).toEqual([
-      "- `t1` Read a.ts",
-      "- x",
-      "y",
-      "```",
-      "[[1:read]]",
-      "```",
-      "**** z",
-    ]);
+    expect(out.split("\n")).toEqual(["- `t1` Read a.ts", "- x", "y", "```", "[[1:read]]", "```", "**** z"]);
   });
   it("uses the batch's own refs and compares tool names case-insensitively", () => {
     expect(rewriteInlineRefs("* [[2:Bash]] ran tests", ["read", "bash"], ["t7", "t8"])).toBe("* `t8` ran tests");
@@ -75,10 +72,18 @@ describe("rewriteInlineRefs (CAP-REF-3)", () => {
   it("never leaves a raw label outside fences", () => {
     const line = fc.stringMatching(/^[ -~]{0,20}$/);
     const label = fc.tuple(fc.nat(5), fc.constantFrom("read", "bash", "grep")).map(([n, t]) => `[[${n}:${t}]]`);
-    fc.assert(fc.property(fc.array(fc.tuple(line, label, line).map((p) => p.join(" ")), { maxLength: 8 }), (lines) => {
-      const text = lines.filter((l) => !l.includes("`")).join("\n");
-      const out = rewriteInlineRefs(text, ["read", "bash"]);
-      expect(out).not.toMatch(/\[\[\d+:[^\[\]\s]+\]\]/);
-    }));
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(line, label, line).map((p) => p.join(" ")),
+          { maxLength: 8 },
+        ),
+        (lines) => {
+          const text = lines.filter((l) => !l.includes("`")).join("\n");
+          const out = rewriteInlineRefs(text, ["read", "bash"]);
+          expect(out).not.toMatch(/\[\[\d+:[^[\]\s]+\]\]/);
+        },
+      ),
+    );
   });
 });

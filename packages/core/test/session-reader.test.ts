@@ -2,30 +2,58 @@ import { describe, expect, it } from "vitest";
 import { readPiSession, splitObjects } from "../src/session-reader.ts";
 
 const j = (o: unknown) => JSON.stringify(o);
-const msg = (role: string, ts: number, extra: Record<string, unknown> = {}) => ({ role, timestamp: ts, content: [{ type: "text", text: `${role} ${ts}` }], ...extra });
+const msg = (role: string, ts: number, extra: Record<string, unknown> = {}) => ({
+  role,
+  timestamp: ts,
+  content: [{ type: "text", text: `${role} ${ts}` }],
+  ...extra,
+});
 
 describe("pi session reader", () => {
   it("v1: file order, two objects on one physical line, an invalid line reported and skipped", () => {
     const text = [
       j({ type: "session", id: "s", timestamp: "2025-01-01T00:00:00Z", cwd: "/x" }),
-      j({ type: "message", timestamp: "2025-01-01T00:00:01Z", message: msg("user", 1) }) + j({ type: "thinking_level_change", thinkingLevel: "off" }),
+      j({ type: "message", timestamp: "2025-01-01T00:00:01Z", message: msg("user", 1) }) +
+        j({ type: "thinking_level_change", thinkingLevel: "off" }),
       '{"type":"message","message":{"role":"user","content":"bad \\q escape"}}',
-      j({ type: "message", timestamp: "2025-01-01T00:00:02Z", message: { role: "assistant", content: [{ type: "toolCall", id: "bash_1", name: "bash", arguments: {} }], timestamp: 2 } }),
+      j({
+        type: "message",
+        timestamp: "2025-01-01T00:00:02Z",
+        message: {
+          role: "assistant",
+          content: [{ type: "toolCall", id: "bash_1", name: "bash", arguments: {} }],
+          timestamp: 2,
+        },
+      }),
       "",
       j({ type: "custom", customType: "state", data: {} }),
-      j({ type: "custom_message", customType: "note", content: "hello", display: false, timestamp: "2025-01-01T00:00:03.000Z" }),
+      j({
+        type: "custom_message",
+        customType: "note",
+        content: "hello",
+        display: false,
+        timestamp: "2025-01-01T00:00:03.000Z",
+      }),
     ].join("\n");
     const r = readPiSession(text);
     expect(r.version).toBe(1);
     expect(r.header).toMatchObject({ id: "s" });
     expect(r.messages.map((m) => m.role)).toEqual(["user", "assistant", "custom"]);
-    expect(r.messages[2]).toEqual({ role: "custom", customType: "note", content: "hello", display: false, details: undefined, timestamp: Date.parse("2025-01-01T00:00:03.000Z") });
+    expect(r.messages[2]).toEqual({
+      role: "custom",
+      customType: "note",
+      content: "hello",
+      display: false,
+      details: undefined,
+      timestamp: Date.parse("2025-01-01T00:00:03.000Z"),
+    });
     expect(r.skipped).toHaveLength(1);
     expect(r.skipped[0]!.line).toBe(3);
   });
 
   it("v3: follows parentId from the last entry, bridges a lost line, stops at a missing parent", () => {
-    const e = (id: string, parentId: string | null, m: unknown) => j({ type: "message", id, parentId, timestamp: "2025-01-01T00:00:00Z", message: m });
+    const e = (id: string, parentId: string | null, m: unknown) =>
+      j({ type: "message", id, parentId, timestamp: "2025-01-01T00:00:00Z", message: m });
     const text = [
       j({ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00Z", cwd: "/x" }),
       e("a", null, msg("user", 1)),
@@ -49,11 +77,28 @@ describe("pi session reader", () => {
   });
 
   it("applies the latest compaction like pi (summary + kept + after) unless told to ignore it", () => {
-    const e = (id: string, parentId: string | null, ts: number) => j({ type: "message", id, parentId, timestamp: "2025-01-01T00:00:00Z", message: msg(ts % 2 ? "user" : "assistant", ts) });
+    const e = (id: string, parentId: string | null, ts: number) =>
+      j({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2025-01-01T00:00:00Z",
+        message: msg(ts % 2 ? "user" : "assistant", ts),
+      });
     const text = [
       j({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" }),
-      e("a", null, 1), e("b", "a", 2), e("c", "b", 3),
-      j({ type: "compaction", id: "k", parentId: "c", timestamp: "2025-01-01T00:00:00Z", summary: "SUM", firstKeptEntryId: "b", tokensBefore: 10 }),
+      e("a", null, 1),
+      e("b", "a", 2),
+      e("c", "b", 3),
+      j({
+        type: "compaction",
+        id: "k",
+        parentId: "c",
+        timestamp: "2025-01-01T00:00:00Z",
+        summary: "SUM",
+        firstKeptEntryId: "b",
+        tokensBefore: 10,
+      }),
       e("d", "k", 5),
     ].join("\n");
     const applied = readPiSession(text);
@@ -63,14 +108,24 @@ describe("pi session reader", () => {
   });
 
   it("never throws on junk", () => {
-    for (const junk of ["", "\n\n", "{", "}{", "[1,2]", "null", "{\"a\":\"}\"} trailing", "\u0000\u0001", '{"type":"message","message":5}']) {
+    for (const junk of [
+      "",
+      "\n\n",
+      "{",
+      "}{",
+      "[1,2]",
+      "null",
+      '{"a":"}"} trailing',
+      "\u0000\u0001",
+      '{"type":"message","message":5}',
+    ]) {
       expect(() => readPiSession(junk)).not.toThrow();
     }
     expect(readPiSession(undefined as unknown as string).messages).toEqual([]);
   });
 
   it("splits balanced objects with braces and escaped quotes inside strings", () => {
-    const a = j({ s: "a } \" {", n: { x: 1 } });
+    const a = j({ s: 'a } " {', n: { x: 1 } });
     const b = j({ t: "\\" });
     expect(splitObjects(a + b).map((c) => JSON.parse(c.text))).toEqual([JSON.parse(a), JSON.parse(b)]);
   });

@@ -23,7 +23,14 @@ describe("settings normalize (CAP-CFG-2/3)", () => {
   });
 
   it("never throws and falls back to defaults on junk", () => {
-    for (const junk of [null, undefined, 42, "x", [], { enabled: "yes", minBatchChars: NaN, spillThreshold: -4, protectedPaths: "x" }]) {
+    for (const junk of [
+      null,
+      undefined,
+      42,
+      "x",
+      [],
+      { enabled: "yes", minBatchChars: NaN, spillThreshold: -4, protectedPaths: "x" },
+    ]) {
       const s = normalizeSettings(junk);
       expect(s.minBatchChars).toBe(1000);
       expect(s.spillThreshold).toBe(65_536);
@@ -31,5 +38,14 @@ describe("settings normalize (CAP-CFG-2/3)", () => {
     }
     expect(normalizeSettings({ protectedPaths: [] }).protectedPaths).toEqual([]);
     expect(normalizeSettings({ batchingMode: "bogus" }).batchingMode).toBe("turn");
+  });
+
+  it("the economics settings: roi by default, eager on request, shadow off, a positive cache TTL", () => {
+    const d = normalizeSettings({});
+    expect([d.flushPolicy, d.shadowMode, d.cacheTtlMs]).toEqual(["roi", false, 300_000]);
+    const s = normalizeSettings({ flushPolicy: "eager", shadowMode: true, cacheTtlMs: 3_600_000 });
+    expect([s.flushPolicy, s.shadowMode, s.cacheTtlMs]).toEqual(["eager", true, 3_600_000]);
+    const bad = normalizeSettings({ flushPolicy: "sometimes", shadowMode: "yes", cacheTtlMs: -5 });
+    expect([bad.flushPolicy, bad.shadowMode, bad.cacheTtlMs]).toEqual(["roi", false, 300_000]);
   });
 });

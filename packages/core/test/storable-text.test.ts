@@ -10,9 +10,26 @@ describe("storable text (captures Postgres can hold)", () => {
   });
 
   it("keeps clean batches by reference and cleans result text, args keys and values", () => {
-    const clean: CapturedBatch = { turnIndex: 1, timestamp: 5, assistantText: "hi", toolCalls: [{ toolCallId: "c1", toolName: "bash", args: { command: "ls" }, resultText: "out", isError: false, resultTimestamp: 6 }] };
+    const clean: CapturedBatch = {
+      turnIndex: 1,
+      timestamp: 5,
+      assistantText: "hi",
+      toolCalls: [
+        {
+          toolCallId: "c1",
+          toolName: "bash",
+          args: { command: "ls" },
+          resultText: "out",
+          isError: false,
+          resultTimestamp: 6,
+        },
+      ],
+    };
     expect(storableBatch(clean)).toBe(clean);
-    const dirty: CapturedBatch = { ...clean, toolCalls: [{ ...clean.toolCalls[0]!, resultText: "bin\u0000ary", args: { "k\u0000": ["v\uD800"] } }] };
+    const dirty: CapturedBatch = {
+      ...clean,
+      toolCalls: [{ ...clean.toolCalls[0]!, resultText: "bin\u0000ary", args: { "k\u0000": ["v\uD800"] } }],
+    };
     const out = storableBatch(dirty);
     expect(out.toolCalls[0]!.resultText).toBe("bin\uFFFDary");
     expect(out.toolCalls[0]!.args).toEqual({ "k\uFFFD": ["v\uFFFD"] });

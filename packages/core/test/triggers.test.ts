@@ -1,10 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { rescanBranch } from "../src/capture.ts";
 import {
-  agentEndStatus, budgetTokenThreshold, decideManual, decideMessageEnd, decideRearm, decideTurnEnd, flushTriggerLabel,
-  isBudgetHit, isDeltaHit, runRearmProbe, usageFraction, type TurnEndGateInput,
+  agentEndStatus,
+  budgetTokenThreshold,
+  decideManual,
+  decideMessageEnd,
+  decideRearm,
+  decideTurnEnd,
+  flushTriggerLabel,
+  isBudgetHit,
+  isDeltaHit,
+  runRearmProbe,
+  usageFraction,
+  type TurnEndGateInput,
 } from "../src/triggers.ts";
 import { DEFAULT_SETTINGS, normalizeSettings } from "../src/settings.ts";
+
+/** Today's CAP-TRIGGER-3 behaviour: every text-only reply flushes. */
+const EAGER = normalizeSettings({ flushPolicy: "eager" });
 import { createState } from "../src/state.ts";
 import { footerWidgetText } from "../src/texts.ts";
 import { A, F, R, U } from "./support/builders.ts";
@@ -42,9 +55,16 @@ describe("budget delta (CAP-TRIGGER-6)", () => {
 });
 
 const gate = (over: Partial<TurnEndGateInput>): TurnEndGateInput => ({
-  enabled: true, toolResultCount: 1, pushedThisTurn: true, pendingCount: 1, rearmed: false, flushing: false,
-  usage: { tokens: 10_000, contextWindow: 200_000 }, previousFraction: null,
-  settings: { autoBudgetThreshold: 0.5, budgetTurnDelta: null }, ...over,
+  enabled: true,
+  toolResultCount: 1,
+  pushedThisTurn: true,
+  pendingCount: 1,
+  rearmed: false,
+  flushing: false,
+  usage: { tokens: 10_000, contextWindow: 200_000 },
+  previousFraction: null,
+  settings: { autoBudgetThreshold: 0.5, budgetTurnDelta: null },
+  ...over,
 });
 
 describe("turn_end gate (CAP-TRIGGER-4)", () => {
@@ -55,25 +75,47 @@ describe("turn_end gate (CAP-TRIGGER-4)", () => {
   });
   it("flushes with `delta` on a jump, and stores the fraction either way", () => {
     const settings = { autoBudgetThreshold: null, budgetTurnDelta: 0.1 };
-    const d = decideTurnEnd(gate({ settings, previousFraction: 0.2, usage: { tokens: 100_000, contextWindow: 200_000 } }));
+    const d = decideTurnEnd(
+      gate({ settings, previousFraction: 0.2, usage: { tokens: 100_000, contextWindow: 200_000 } }),
+    );
     expect(d).toMatchObject({ flush: true, trigger: "delta", nextPreviousFraction: 0.5 });
     expect(d.notice).toContain("context jumped this turn");
-    const quiet = decideTurnEnd(gate({ settings, previousFraction: 0.45 , usage: { tokens: 100_000, contextWindow: 200_000 } }));
+    const quiet = decideTurnEnd(
+      gate({ settings, previousFraction: 0.45, usage: { tokens: 100_000, contextWindow: 200_000 } }),
+    );
     expect(quiet).toMatchObject({ flush: false, nextPreviousFraction: 0.5, evaluated: true });
   });
   it("keeps the previous fraction on a null-tokens turn and never flushes while flushing", () => {
-    expect(decideTurnEnd(gate({ usage: { tokens: null, contextWindow: 200_000 }, previousFraction: 0.3 })).nextPreviousFraction).toBe(0.3);
-    expect(decideTurnEnd(gate({ usage: { tokens: 190_000, contextWindow: 200_000 }, flushing: true })).flush).toBe(false);
+    expect(
+      decideTurnEnd(gate({ usage: { tokens: null, contextWindow: 200_000 }, previousFraction: 0.3 }))
+        .nextPreviousFraction,
+    ).toBe(0.3);
+    expect(decideTurnEnd(gate({ usage: { tokens: 190_000, contextWindow: 200_000 }, flushing: true })).flush).toBe(
+      false,
+    );
   });
   it("AS-52: not rearmed, turn 1 queued a batch, turn 2's calls all protected and usage over threshold: no flush", () => {
     const settings = normalizeSettings({ protectedTools: ["todowrite"], autoBudgetThreshold: 0.5 });
     // turn 2 delivered results, but live capture pushed nothing (all protected); the queue still holds turn 1.
-    const d = decideTurnEnd(gate({ settings, toolResultCount: 1, pushedThisTurn: false, pendingCount: 1, usage: { tokens: 190_000, contextWindow: 200_000 }, previousFraction: 0.1 }));
+    const d = decideTurnEnd(
+      gate({
+        settings,
+        toolResultCount: 1,
+        pushedThisTurn: false,
+        pendingCount: 1,
+        usage: { tokens: 190_000, contextWindow: 200_000 },
+        previousFraction: 0.1,
+      }),
+    );
     expect(d).toEqual({ flush: false, nextPreviousFraction: 0.1, evaluated: false });
   });
   it("returns early when disabled or without results and not rearmed", () => {
-    expect(decideTurnEnd(gate({ enabled: false, usage: { tokens: 190_000, contextWindow: 200_000 } })).flush).toBe(false);
-    expect(decideTurnEnd(gate({ toolResultCount: 0, usage: { tokens: 190_000, contextWindow: 200_000 } })).evaluated).toBe(false);
+    expect(decideTurnEnd(gate({ enabled: false, usage: { tokens: 190_000, contextWindow: 200_000 } })).flush).toBe(
+      false,
+    );
+    expect(
+      decideTurnEnd(gate({ toolResultCount: 0, usage: { tokens: 190_000, contextWindow: 200_000 } })).evaluated,
+    ).toBe(false);
   });
 });
 
@@ -88,17 +130,29 @@ describe("reload rearm (CAP-TRIGGER-9) and the rearmed path", () => {
     expect(first).toMatchObject({ flush: true, trigger: "rearmed" });
     expect(first.notice).toBe("condense: context budget reached — condensing work recovered after reload");
     // The flush clears the flag at its start, whatever the outcome.
-    const again = decideTurnEnd(gate({ toolResultCount: 0, pushedThisTurn: false, pendingCount: 0, rearmed: false, usage }));
+    const again = decideTurnEnd(
+      gate({ toolResultCount: 0, pushedThisTurn: false, pendingCount: 0, rearmed: false, usage }),
+    );
     expect(again.flush).toBe(false);
-    const reply = decideMessageEnd(F(20), DEFAULT_SETTINGS);
+    const reply = decideMessageEnd(F(20), EAGER);
     expect(reply).toMatchObject({ flush: true, trigger: "message-end" });
   });
   it("AS-51: a throwing rearm probe leaves the flag down and reports, never throws; result-free turns then never flush", () => {
-    const probe = runRearmProbe(() => { throw new Error("branch unreadable"); });
-    expect(decideRearm(true, probe)).toEqual({ rearmed: false, error: "condense: reload rearm probe failed: branch unreadable" });
-    expect(decideRearm(false, { ok: true, batches: [{ turnIndex: 0, timestamp: 0, assistantText: "", toolCalls: [] }] }).rearmed).toBe(false);
+    const probe = runRearmProbe(() => {
+      throw new Error("branch unreadable");
+    });
+    expect(decideRearm(true, probe)).toEqual({
+      rearmed: false,
+      error: "condense: reload rearm probe failed: branch unreadable",
+    });
+    expect(
+      decideRearm(false, { ok: true, batches: [{ turnIndex: 0, timestamp: 0, assistantText: "", toolCalls: [] }] })
+        .rearmed,
+    ).toBe(false);
     const usage = { tokens: 190_000, contextWindow: 200_000 };
-    expect(decideTurnEnd(gate({ toolResultCount: 0, pushedThisTurn: false, pendingCount: 0, rearmed: false, usage })).flush).toBe(false);
+    expect(
+      decideTurnEnd(gate({ toolResultCount: 0, pushedThisTurn: false, pendingCount: 0, rearmed: false, usage })).flush,
+    ).toBe(false);
   });
   it("AS-50: agent_end status shows pending, else recovered-after-reload in the footer", () => {
     expect(agentEndStatus(true, 2, true)).toBe("condense: 2 pending");
@@ -111,14 +165,22 @@ describe("reload rearm (CAP-TRIGGER-9) and the rearmed path", () => {
 describe("message_end and manual (CAP-TRIGGER-3/7/8)", () => {
   it("only a text-only assistant reply in agent-message mode flushes, with the message threaded in", () => {
     const reply = F(5);
-    expect(decideMessageEnd(reply, DEFAULT_SETTINGS)).toEqual({ flush: true, trigger: "message-end", closingMessage: reply });
-    expect(decideMessageEnd(A(5, "bash_1"), DEFAULT_SETTINGS).flush).toBe(false);
-    expect(decideMessageEnd(U(5), DEFAULT_SETTINGS).flush).toBe(false);
-    expect(decideMessageEnd(reply, normalizeSettings({ pruneOn: "on-demand" })).flush).toBe(false);
-    expect(decideMessageEnd(reply, normalizeSettings({ enabled: false })).flush).toBe(false);
+    expect(decideMessageEnd(reply, EAGER)).toEqual({ flush: true, trigger: "message-end", closingMessage: reply });
+    expect(decideMessageEnd(A(5, "bash_1"), EAGER).flush).toBe(false);
+    expect(decideMessageEnd(U(5), EAGER).flush).toBe(false);
+    expect(decideMessageEnd(reply, normalizeSettings({ flushPolicy: "eager", pruneOn: "on-demand" })).flush).toBe(
+      false,
+    );
+    expect(decideMessageEnd(reply, normalizeSettings({ flushPolicy: "eager", enabled: false })).flush).toBe(false);
+    // Under the default `roi` policy a reply is only an opportunity (decideRoiGate decides).
+    expect(decideMessageEnd(reply, DEFAULT_SETTINGS).flush).toBe(false);
   });
   it("manual runs even with nothing captured, with a notice; an unlabelled flush is manual", () => {
-    expect(decideManual(true, 0)).toEqual({ run: true, trigger: "manual", notice: "condense: nothing pending — no batches to summarize" });
+    expect(decideManual(true, 0)).toEqual({
+      run: true,
+      trigger: "manual",
+      notice: "condense: nothing pending — no batches to summarize",
+    });
     expect(decideManual(true, 3)).toEqual({ run: true, trigger: "manual" });
     expect(decideManual(false, 3).run).toBe(false);
     expect(flushTriggerLabel(undefined)).toBe("manual");

@@ -8,17 +8,19 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
+import { sql } from "drizzle-orm";
 import * as schema from "./schema/index.ts";
 
 export type DbSchema = typeof schema;
-/** The common type of both drivers' drizzle databases; repositories take this. */
-export type Db = PgDatabase<PgQueryResultHKT, DbSchema>;
+/**
+ * The common type of both drivers' drizzle databases; repositories take this. `$client` is drizzle's
+ * public handle on the driver (statement.ts sends the kept raw statements through it).
+ */
+export type Db = PgDatabase<PgQueryResultHKT, DbSchema> & { $client: postgres.Sql | PGlite };
 /** A transaction handle as repositories see it. */
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
-export type DbTarget =
-  | { driver: "postgres"; url: string }
-  | { driver: "pglite"; dataDir: string | undefined };
+export type DbTarget = { driver: "postgres"; url: string } | { driver: "pglite"; dataDir: string | undefined };
 
 export interface DbHandle {
   db: Db;
@@ -37,7 +39,8 @@ export interface CreateDbOptions {
 export function parseDbUrl(url: string): DbTarget {
   const u = url.trim();
   if (/^postgres(ql)?:\/\//i.test(u)) return { driver: "postgres", url: u };
-  if (u === "pglite:" || u === "pglite://" || u === "memory://" || u === "memory:" || u === "") return { driver: "pglite", dataDir: undefined };
+  if (u === "pglite:" || u === "pglite://" || u === "memory://" || u === "memory:" || u === "")
+    return { driver: "pglite", dataDir: undefined };
   if (u.startsWith("pglite://")) return { driver: "pglite", dataDir: u.slice("pglite://".length) };
   if (u.startsWith("pglite:")) return { driver: "pglite", dataDir: u.slice("pglite:".length) };
   if (u.startsWith("file://")) return { driver: "pglite", dataDir: new URL(u).pathname };
@@ -56,10 +59,19 @@ export function reconnectBackoffSeconds(failedAttempts: number, random: () => nu
   return Math.min(0.02 * 2 ** failedAttempts, 2) * (0.5 + random() / 2);
 }
 
+/** Readiness probe (the API's /readyz): one trivial round trip to the database. */
+export async function pingDb(db: Db): Promise<void> {
+  await db.execute(sql`select 1`);
+}
+
 export async function createDb(url: string, options: CreateDbOptions = {}): Promise<DbHandle> {
   const target = parseDbUrl(url);
   if (target.driver === "postgres") {
-    const client = postgres(target.url, { max: options.max ?? 10, onnotice: () => {}, backoff: (n) => reconnectBackoffSeconds(n) });
+    const client = postgres(target.url, {
+      max: options.max ?? 10,
+      onnotice: () => {},
+      backoff: (n) => reconnectBackoffSeconds(n),
+    });
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
     return { db, target, close: () => client.end({ timeout: 5 }) };
   }

@@ -1,35 +1,93 @@
 /**
  * @condense/db: the drizzle schema, `createDb(url)` over postgres.js or PGlite, the locked migrator,
- * and the repository functions the API and the worker use (no SQL lives outside this package).
+ * and the repositories the API and the worker use (no SQL lives outside this package): one module
+ * per table in repo/, plus the cross-table operations (repo/README.md lists them).
  */
-export { createDb, parseDbUrl, reconnectBackoffSeconds, type CreateDbOptions, type Db, type DbHandle, type DbSchema, type DbTarget, type Tx } from "./client.ts";
+export {
+  createDb,
+  parseDbUrl,
+  pingDb,
+  reconnectBackoffSeconds,
+  type CreateDbOptions,
+  type Db,
+  type DbHandle,
+  type DbSchema,
+  type DbTarget,
+  type Tx,
+} from "./client.ts";
+export { ConflictError, NotFoundError } from "./errors.ts";
 export { migrateDb, MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY } from "./migrate.ts";
+export { openMigratedMemoryPglite } from "./pglite-memory-template.ts";
+export { seedMigratedPglite } from "./pglite-template.ts";
 export { lockSession, sessionLockKey } from "./session-lock.ts";
+export { createScratchDatabase, type ScratchDatabase } from "./scratch-database.ts";
+export {
+  newStartupState,
+  untilAvailable,
+  type StartupState,
+  type WaitLogger,
+  type WaitOptions,
+} from "./dependency-wait.ts";
 export * as schema from "./schema/index.ts";
-export { CAPTURE_STATUSES, FLUSH_REQUEST_STATUSES, type CaptureStatus, type FlushRequestStatus } from "./schema/index.ts";
+export {
+  CAPTURE_STATUSES,
+  FLUSH_REQUEST_STATUSES,
+  type CaptureStatus,
+  type FlushRequestStatus,
+  type SummaryModel,
+} from "./schema/index.ts";
 
+// One module per table.
 export * from "./repo/tenants.ts";
+export * from "./repo/api-keys.ts";
 export * from "./repo/sessions.ts";
 export * from "./repo/captures.ts";
-export * from "./repo/flush-requests.ts";
-export { recordFlushMetrics, type FlushMetricsWrite, type RecordFlushMetricsInput } from "./repo/flush-metrics.ts";
-export { commitFlush, type CommitFlushInput, type CommitFlushResult, type FlushWrites, type SeenSession } from "./repo/commit-flush.ts";
-export { commitChains, type ChainWrite, type ChainWrites, type CommitChainsInput, type CommitChainsResult, type DiagnosticWrite } from "./repo/commit-chains.ts";
-export { mintRefs, type MintedRefs } from "./repo/ref-minting.ts";
-export type { RecordWrite } from "./repo/state-rows.ts";
-export { getStateDelta } from "./repo/state-delta.ts";
-export { findCanonicalByHash, type CanonicalRecord } from "./repo/dedup-canonicals.ts";
-export * from "./repo/recoveries.ts";
-export * from "./repo/diagnostics.ts";
-export * from "./repo/session-status.ts";
-export * from "./repo/fleet-status.ts";
-export { getSessionVersions } from "./repositories/api-session-versions.ts";
-export { pingDb } from "./repositories/api-health.ts";
-export { listRecentFlushes, type RecentFlush } from "./repositories/api-recent-flushes.ts";
-export { createScratchDatabase, type ScratchDatabase } from "./scratch-database.ts";
-export { reserveRefs, type RefReservation, type ReserveRefsInput } from "./repo/ref-reservation.ts";
-export { loadFlushRun, type FlushRunLoad } from "./repo/flush-run-load.ts";
+export * from "./repo/capture-bodies.ts";
 export {
-  findIndexedKeys, loadCapturesByKeys, nextFlushAttempt, notePendingReason, listStaleQueuedFlushRequests, listUnfinishedChainStages, countCapturesByStatus,
-  type CaptureRow, type QueuedFlushRequest,
-} from "./repo/flush-worker.ts";
+  findCanonicalByHash,
+  lookupRecordsForQuery,
+  type CanonicalRecord,
+  type RecordWrite,
+} from "./repo/tool-call-records.ts";
+export type { RecoveredHit, RecoveryAnswer } from "./repo/tool-call-records.ts";
+export * from "./repo/flush-requests.ts";
+export {
+  listRecentFlushes,
+  recordFlushMetrics,
+  type CacheEconomicsRow,
+  type FlushMetricsWrite,
+  type RecentFlush,
+  type RecordFlushMetricsInput,
+} from "./repo/flush-metrics.ts";
+export * from "./repo/diagnostics.ts";
+export * from "./repo/recoveries.ts";
+
+// Cross-table operations.
+export {
+  loadFlushRun,
+  loadPendingForFlush,
+  type CanonicalHint,
+  type FlushRunLoad,
+  type PendingForFlush,
+} from "./repo/flush-run-load.ts";
+export { reserveRefs, type RefReservation, type ReserveRefsInput } from "./repo/ref-reservation.ts";
+export {
+  commitFlush,
+  type CommitFlushInput,
+  type CommitFlushResult,
+  type FlushWrites,
+  type SeenSession,
+} from "./repo/flush-commit.ts";
+export {
+  commitChains,
+  type ChainWrite,
+  type ChainWrites,
+  type CommitChainsInput,
+  type CommitChainsResult,
+  type DiagnosticWrite,
+} from "./repo/chain-commit.ts";
+export { mintRefs, type MintedRefs } from "./repo/ref-minting.ts";
+export { getStateDelta } from "./repo/state-delta.ts";
+export * from "./repo/status.ts";
+export * from "./repo/import-session.ts";
+export * from "./repo/retention.ts";

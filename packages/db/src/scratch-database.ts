@@ -11,7 +11,10 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-export async function createScratchDatabase(adminUrl: string, namePrefix = "condense_scratch"): Promise<ScratchDatabase> {
+export async function createScratchDatabase(
+  adminUrl: string,
+  namePrefix = "condense_scratch",
+): Promise<ScratchDatabase> {
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(namePrefix)) throw new Error(`invalid database name prefix: ${namePrefix}`);
   const name = `${namePrefix}_${randomBytes(6).toString("hex")}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });

@@ -17,7 +17,7 @@ import {
 } from "../src/index.ts";
 import { batch, call, summarizeAll } from "./support/fixtures.ts";
 import { snapshotRows } from "./support/snapshot.ts";
-import { createTestDb, testDbKinds, type TestDb } from "./support/test-db.ts";
+import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
   let t: TestDb;
@@ -39,7 +39,12 @@ describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
 
   it("re-running the same commit leaves identical rows and returns the committed result", async () => {
     const db = t.handle.db;
-    await insertCaptures(db, { tenantId: "acme", sessionId: "idem", captureId: "c1", batches: [batch(0, [call("a", 1), call("b", 2)]), batch(1, [call("c", 3)])] });
+    await insertCaptures(db, {
+      tenantId: "acme",
+      sessionId: "idem",
+      captureId: "c1",
+      batches: [batch(0, [call("a", 1), call("b", 2)]), batch(1, [call("c", 3)])],
+    });
     const { input, result } = await flushOnce("idem", "f1");
     expect(result.status).toBe("committed");
     expect(result.refs).toEqual({ "a@1": "t1", "b@2": "t2", "c@3": "t3" });
@@ -71,7 +76,14 @@ describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
       flushRequestId: req.id,
       attempt: 1,
       mintRefs: [["c@3"]],
-      writes: () => ({ records: [], summaries: [], aliases: [], frontier: null, captures: [{ key: "c@3", status: "skipped", reason: "oversized" }], metrics: { outcome: "skipped-oversized" } }),
+      writes: () => ({
+        records: [],
+        summaries: [],
+        aliases: [],
+        frontier: null,
+        captures: [{ key: "c@3", status: "skipped", reason: "oversized" }],
+        metrics: { outcome: "skipped-oversized" },
+      }),
     });
     expect(burned.refs).toEqual({ "c@3": "t3" });
     expect(burned.version).toBe(f1.result.version); // nothing in the state changed
@@ -89,9 +101,15 @@ describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
     const key = { tenantId: "acme", sessionId: "race" };
     const plans = [];
     for (let i = 0; i < 6; i++) {
-      await insertCaptures(db, { ...key, captureId: `c${i}`, batches: [batch(i, [call(`k${i}`, i + 1), call(`j${i}`, i + 100)])] });
+      await insertCaptures(db, {
+        ...key,
+        captureId: `c${i}`,
+        batches: [batch(i, [call(`k${i}`, i + 1), call(`j${i}`, i + 100)])],
+      });
       const req = await createFlushRequest(db, { ...key, trigger: "manual" });
-      const pending = (await loadPendingCaptures(db, { ...key, cursor: req.cursor })).filter((b) => b.captureId === `c${i}`);
+      const pending = (await loadPendingCaptures(db, { ...key, cursor: req.cursor })).filter(
+        (b) => b.captureId === `c${i}`,
+      );
       const plan = summarizeAll(pending, `r${i}`);
       plans.push({ ...key, flushRequestId: req.id, attempt: 1, mintRefs: plan.mint, writes: plan.writes });
     }
@@ -111,9 +129,21 @@ describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
     const reqB = await createFlushRequest(db, { ...key, trigger: "manual" });
     const pending = await loadPendingCaptures(db, { ...key, cursor: reqA.cursor });
     const plan = summarizeAll(pending, "x");
-    const a = await commitFlush(db, { ...key, flushRequestId: reqA.id, attempt: 1, mintRefs: plan.mint, writes: plan.writes });
+    const a = await commitFlush(db, {
+      ...key,
+      flushRequestId: reqA.id,
+      attempt: 1,
+      mintRefs: plan.mint,
+      writes: plan.writes,
+    });
     const before = await snapshotRows(db);
-    const b = await commitFlush(db, { ...key, flushRequestId: reqB.id, attempt: 1, mintRefs: plan.mint, writes: plan.writes });
+    const b = await commitFlush(db, {
+      ...key,
+      flushRequestId: reqB.id,
+      attempt: 1,
+      mintRefs: plan.mint,
+      writes: plan.writes,
+    });
     expect(a.status).toBe("committed");
     expect(b).toMatchObject({ status: "stale", conflicts: ["a@1"] });
     expect(await snapshotRows(db)).toEqual(before);
@@ -125,19 +155,58 @@ describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
     await insertCaptures(db, { ...key, captureId: "c1", batches: [batch(0, [call("a", 1)])] });
     const older = await createFlushRequest(db, { ...key, trigger: "message-end" });
     const req = await createFlushRequest(db, { ...key, trigger: "budget", metrics: { largestChainSharePct: 40 } });
-    expect(await recordFlushMetrics(db, { tenantId: "acme", flushRequestId: req.id, attempt: 1, outcome: "error", reason: "summarizer-failed" })).toEqual({ inserted: true });
-    expect(await recordFlushMetrics(db, { tenantId: "acme", flushRequestId: req.id, attempt: 1, outcome: "error", reason: "summarizer-failed" })).toEqual({ inserted: false });
+    expect(
+      await recordFlushMetrics(db, {
+        tenantId: "acme",
+        flushRequestId: req.id,
+        attempt: 1,
+        outcome: "error",
+        reason: "summarizer-failed",
+      }),
+    ).toEqual({ inserted: true });
+    expect(
+      await recordFlushMetrics(db, {
+        tenantId: "acme",
+        flushRequestId: req.id,
+        attempt: 1,
+        outcome: "error",
+        reason: "summarizer-failed",
+      }),
+    ).toEqual({ inserted: false });
     const pending = await loadPendingCaptures(db, { ...key, cursor: req.cursor });
     const plan = summarizeAll(pending, "m");
-    const res = await commitFlush(db, { ...key, flushRequestId: req.id, attempt: 2, mintRefs: plan.mint, writes: plan.writes });
+    const res = await commitFlush(db, {
+      ...key,
+      flushRequestId: req.id,
+      attempt: 2,
+      mintRefs: plan.mint,
+      writes: plan.writes,
+    });
     expect(res.written.metricsRow).toBe(true);
     const snap = await snapshotRows(db);
-    const rows = (snap.flush_metrics as { flush_request_id: string; attempt: number; outcome: string; trigger: string; metrics: unknown }[]).filter((r) => r.flush_request_id === req.id);
-    expect(rows.map((r) => [r.attempt, r.outcome, r.trigger])).toEqual([[1, "error", "budget"], [2, "summarized", "budget"]]);
+    const rows = (
+      snap.flush_metrics as {
+        flush_request_id: string;
+        attempt: number;
+        outcome: string;
+        trigger: string;
+        metrics: unknown;
+      }[]
+    ).filter((r) => r.flush_request_id === req.id);
+    expect(rows.map((r) => [r.attempt, r.outcome, r.trigger])).toEqual([
+      [1, "error", "budget"],
+      [2, "summarized", "budget"],
+    ]);
     expect(rows[0]!.metrics).toEqual({ largestChainSharePct: 40 });
     expect(await getFlushRequest(db, "acme", older.id)).toMatchObject({ status: "coalesced", coalescedInto: req.id });
     // A late failure report for a committed request does not undo it.
-    await recordFlushMetrics(db, { tenantId: "acme", flushRequestId: req.id, attempt: 3, outcome: "error", settle: "failed" });
+    await recordFlushMetrics(db, {
+      tenantId: "acme",
+      flushRequestId: req.id,
+      attempt: 3,
+      outcome: "error",
+      settle: "failed",
+    });
     expect((await getFlushRequest(db, "acme", req.id))?.status).toBe("committed");
   });
 
@@ -147,7 +216,11 @@ describe.each(testDbKinds())("commitFlush (%s)", (kind) => {
     await insertCaptures(db, { ...key, captureId: "c1", batches: [batch(0, [call("a", 1)])] });
     const f1 = await flushOnce("delta", "d1");
     const atV1 = (await getStateDelta(db, { ...key, since: 0 }))!;
-    await insertCaptures(db, { ...key, captureId: "c2", batches: [batch(1, [call("b", 2)]), batch(2, [call("c", 3)])] });
+    await insertCaptures(db, {
+      ...key,
+      captureId: "c2",
+      batches: [batch(1, [call("b", 2)]), batch(2, [call("c", 3)])],
+    });
     const f2 = await flushOnce("delta", "d2");
     expect(f2.result.version).toBe(f1.result.version + 1);
 
@@ -212,11 +285,18 @@ describe.each(testDbKinds())("commitFlush, optimistic path (%s)", (kind) => {
     expect(results.map((r) => r.status).sort()).toEqual(["committed", "stale"]);
     const winner = results[0]!.status === "committed" ? a : b;
     const won = results.find((r) => r.status === "committed")!;
-    expect(won).toMatchObject({ version: 1, written: { records: 2, summaries: 1, captures: 2, frontier: true, metricsRow: true } });
+    expect(won).toMatchObject({
+      version: 1,
+      written: { records: 2, summaries: 1, captures: 2, frontier: true, metricsRow: true },
+    });
     const snap = await snapshotRows(db);
-    const summaries = (snap.summaries as { session_id: string; id: string }[]).filter((s) => s.session_id === "opt-race");
+    const summaries = (snap.summaries as { session_id: string; id: string }[]).filter(
+      (s) => s.session_id === "opt-race",
+    );
     expect(summaries.map((s) => s.id)).toEqual([`s-${winner === a ? "a" : "b"}-a@1,b@2`]);
-    const metrics = (snap.flush_metrics as { session_id: string; flush_request_id: string }[]).filter((m) => m.session_id === "opt-race");
+    const metrics = (snap.flush_metrics as { session_id: string; flush_request_id: string }[]).filter(
+      (m) => m.session_id === "opt-race",
+    );
     expect(metrics.map((m) => m.flush_request_id)).toEqual([winner.flushRequestId]);
     // The winner re-run with its old read returns the stored result and writes nothing.
     const again = await commitFlush(db, winner);
@@ -242,7 +322,9 @@ describe.each(testDbKinds())("commitFlush, optimistic path (%s)", (kind) => {
     const fresh = await commitFlush(db, await planned("opt-seq", req2.id, "two"));
     // Refs were reserved before summarizing (reserveRefs), so this commit minted none itself.
     expect(fresh).toMatchObject({ status: "committed", version: 2, refs: {}, nextRef: 3 });
-    expect((await getStateDelta(db, { ...key, since: 1 }))!.records.map((r) => [r.key, r.shortRef])).toEqual([["c@3", "t2"]]);
+    expect((await getStateDelta(db, { ...key, since: 1 }))!.records.map((r) => [r.key, r.shortRef])).toEqual([
+      ["c@3", "t2"],
+    ]);
     expect(await getSession(db, key)).toMatchObject({ version: 2, nextRef: 3 });
   });
 

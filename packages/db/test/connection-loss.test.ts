@@ -12,9 +12,9 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, createScratchDatabase, reconnectBackoffSeconds, type DbHandle } from "../src/index.ts";
-import { adminUrl } from "./support/test-db.ts";
+import { postgresAdminUrl } from "@condense/test-support/test-db";
 
-const admin = adminUrl();
+const admin = postgresAdminUrl();
 
 describe("reconnectBackoffSeconds", () => {
   it("starts at tens of milliseconds, doubles, and never exceeds 2 s", () => {
@@ -26,16 +26,23 @@ describe("reconnectBackoffSeconds", () => {
     }
   });
 });
-if (!admin) console.warn("\n!!! NO POSTGRES: the connection-loss tests of @condense/db are skipped. Set DATABASE_URL to run them. !!!\n");
+if (!admin)
+  console.warn(
+    "\n!!! NO POSTGRES: the connection-loss tests of @condense/db are skipped. Set DATABASE_URL to run them. !!!\n",
+  );
 
 describe.skipIf(!admin)("postgres.js connection killed inside a transaction", () => {
   let url = "";
   let drop = async () => {};
   let killer: postgres.Sql;
   const uncaught: unknown[] = [];
-  const onUncaught = (err: unknown) => { uncaught.push(err); };
+  const onUncaught = (err: unknown) => {
+    uncaught.push(err);
+  };
   const unhandled: unknown[] = [];
-  const onUnhandled = (reason: unknown) => { unhandled.push(reason); };
+  const onUnhandled = (reason: unknown) => {
+    unhandled.push(reason);
+  };
 
   beforeAll(async () => {
     const scratch = await createScratchDatabase(admin, "condense_connloss");
@@ -53,11 +60,16 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
   });
 
   /** Rows of a raw statement (the common Db type leaves execute()'s result untyped). */
-  const rowsOf = async (db: Pick<DbHandle["db"], "execute">, query: ReturnType<typeof sql>) => (await db.execute(query)) as unknown as Record<string, unknown>[];
-  const backendPid = async (db: Pick<DbHandle["db"], "execute">) => Number((await rowsOf(db, sql`select pg_backend_pid() as pid`))[0]!.pid);
+  const rowsOf = async (db: Pick<DbHandle["db"], "execute">, query: ReturnType<typeof sql>) =>
+    (await db.execute(query)) as unknown as Record<string, unknown>[];
+  const backendPid = async (db: Pick<DbHandle["db"], "execute">) =>
+    Number((await rowsOf(db, sql`select pg_backend_pid() as pid`))[0]!.pid);
   const terminate = (pid: number) => killer`select pg_sleep(0.2), pg_terminate_backend(${pid})`;
   const withinMs = <T>(ms: number, p: Promise<T>, what: string) =>
-    Promise.race([p, new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} took more than ${ms} ms`)), ms))]);
+    Promise.race([
+      p,
+      new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`${what} took more than ${ms} ms`)), ms)),
+    ]);
 
   it("rejects the transaction, throws nothing uncaught, and the next query reconnects at once", async () => {
     const handle = await createDb(url, { max: 1 });
@@ -85,7 +97,10 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
         await t.execute(sql`insert into connloss_rows values ('before-kill')`);
         await terminate(await backendPid(t));
         await new Promise((r) => setTimeout(r, 300)); // meanwhile a queued query reconnects the pool's connection
-        afterKill = await t.execute(sql`insert into connloss_rows values ('after-kill')`).then(() => "ran", (e: unknown) => e);
+        afterKill = await t.execute(sql`insert into connloss_rows values ('after-kill')`).then(
+          () => "ran",
+          (e: unknown) => e,
+        );
       });
       await new Promise((r) => setTimeout(r, 50));
       const queued = handle.db.execute(sql`select 1 as one`);
@@ -138,7 +153,13 @@ describe.skipIf(!admin)("postgres.js connection killed inside a transaction", ()
 
   it("reconnects within about 2 s once the server is back, however many connects were refused", async () => {
     // postgres.js's own backoff would wait 10-20 s here (3^7/100 s, capped at 20, with jitter).
-    const port = await new Promise<number>((resolve) => { const s = createServer(); s.listen(0, "127.0.0.1", () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); }); });
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
     const viaPort = new URL(url);
     viaPort.hostname = "127.0.0.1";
     viaPort.port = String(port);

@@ -8,7 +8,8 @@ describe("createDb URL handling", () => {
   it("picks the driver from the URL", () => {
     expect(parseDbUrl("postgres://u@h:5432/db")).toEqual({ driver: "postgres", url: "postgres://u@h:5432/db" });
     expect(parseDbUrl("postgresql://u@h/db").driver).toBe("postgres");
-    for (const mem of ["pglite:", "pglite://", "memory://"]) expect(parseDbUrl(mem)).toEqual({ driver: "pglite", dataDir: undefined });
+    for (const mem of ["pglite:", "pglite://", "memory://"])
+      expect(parseDbUrl(mem)).toEqual({ driver: "pglite", dataDir: undefined });
     expect(parseDbUrl("pglite://./data/condense")).toEqual({ driver: "pglite", dataDir: "./data/condense" });
     expect(parseDbUrl("/var/lib/condense")).toEqual({ driver: "pglite", dataDir: "/var/lib/condense" });
     expect(() => parseDbUrl("mysql://x")).toThrow(/unsupported/);

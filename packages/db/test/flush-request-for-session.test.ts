@@ -9,7 +9,7 @@ import {
   FlushRequestConflictError,
 } from "../src/index.ts";
 import { batch, call } from "./support/fixtures.ts";
-import { createTestDb, testDbKinds, type TestDb } from "./support/test-db.ts";
+import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 // The API's flush request: one statement that checks the session exists and records the request.
 describe.each(testDbKinds())("createFlushRequestForSession (%s)", (kind) => {
@@ -21,7 +21,11 @@ describe.each(testDbKinds())("createFlushRequestForSession (%s)", (kind) => {
     const db = t.handle.db;
     for (const key of [red, blue]) {
       await ensureTenant(db, { id: key.tenantId });
-      await insertCaptures(db, { ...key, captureId: "c1", batches: [batch(0, [call("a", 1, "out a"), call("b", 2, "out b")])] });
+      await insertCaptures(db, {
+        ...key,
+        captureId: "c1",
+        batches: [batch(0, [call("a", 1, "out a"), call("b", 2, "out b")])],
+      });
     }
     // red's session carries stored settings (written as a flush with settings would write them)
     await createFlushRequest(db, { ...red, trigger: "manual", settings: { budgetPercent: 42, futureKey: "kept" } });
@@ -32,7 +36,13 @@ describe.each(testDbKinds())("createFlushRequestForSession (%s)", (kind) => {
     const db = t.handle.db;
     const missing = { tenantId: "red", sessionId: "nobody" };
     expect(await createFlushRequestForSession(db, { ...missing, trigger: "manual" })).toBeNull();
-    expect(await createFlushRequestForSession(db, { ...missing, trigger: "manual", id: "00000000-0000-4000-8000-000000000001" })).toBeNull();
+    expect(
+      await createFlushRequestForSession(db, {
+        ...missing,
+        trigger: "manual",
+        id: "00000000-0000-4000-8000-000000000001",
+      }),
+    ).toBeNull();
     expect(await getSession(db, missing)).toBeNull();
     expect(await getFlushRequest(db, "red", "00000000-0000-4000-8000-000000000001")).toBeNull();
   });
@@ -40,7 +50,12 @@ describe.each(testDbKinds())("createFlushRequestForSession (%s)", (kind) => {
   it("records the request with the cursor at the session's highest capture and its stored settings", async () => {
     const db = t.handle.db;
     const before = await getSession(db, red);
-    const r = await createFlushRequestForSession(db, { ...red, trigger: "budget", metrics: { contextTokens: 10 }, chains: [{ id: "c" }] });
+    const r = await createFlushRequestForSession(db, {
+      ...red,
+      trigger: "budget",
+      metrics: { contextTokens: 10 },
+      chains: [{ id: "c" }],
+    });
     expect(r).not.toBeNull();
     expect(r!.created).toBe(true);
     expect(r!.status).toBe("queued");
@@ -71,13 +86,26 @@ describe.each(testDbKinds())("createFlushRequestForSession (%s)", (kind) => {
     expect(again!.id).toBe(id);
     expect(again!.trigger).toBe("manual");
     await ensureTenant(db, { id: "red" });
-    await insertCaptures(db, { tenantId: "red", sessionId: "s2", captureId: "c1", batches: [batch(0, [call("z", 1, "out z")])] });
-    await expect(createFlushRequestForSession(db, { tenantId: "red", sessionId: "s2", trigger: "manual", id })).rejects.toBeInstanceOf(FlushRequestConflictError);
-    await expect(createFlushRequestForSession(db, { ...blue, trigger: "manual", id })).rejects.toBeInstanceOf(FlushRequestConflictError);
+    await insertCaptures(db, {
+      tenantId: "red",
+      sessionId: "s2",
+      captureId: "c1",
+      batches: [batch(0, [call("z", 1, "out z")])],
+    });
+    await expect(
+      createFlushRequestForSession(db, { tenantId: "red", sessionId: "s2", trigger: "manual", id }),
+    ).rejects.toBeInstanceOf(FlushRequestConflictError);
+    await expect(createFlushRequestForSession(db, { ...blue, trigger: "manual", id })).rejects.toBeInstanceOf(
+      FlushRequestConflictError,
+    );
     // nothing leaked across the tenant boundary
     expect(await getFlushRequest(db, "blue", id)).toBeNull();
     // a session that does not exist is a not-found even when the id is taken
-    expect(await createFlushRequestForSession(db, { tenantId: "red", sessionId: "nobody", trigger: "manual", id })).toBeNull();
-    expect(await createFlushRequestForSession(db, { tenantId: "blue", sessionId: "nobody", trigger: "manual", id })).toBeNull();
+    expect(
+      await createFlushRequestForSession(db, { tenantId: "red", sessionId: "nobody", trigger: "manual", id }),
+    ).toBeNull();
+    expect(
+      await createFlushRequestForSession(db, { tenantId: "blue", sessionId: "nobody", trigger: "manual", id }),
+    ).toBeNull();
   });
 });

@@ -20,7 +20,7 @@ import {
   FlushRequestConflictError,
 } from "../src/index.ts";
 import { batch, call, summarizeAll } from "./support/fixtures.ts";
-import { createTestDb, testDbKinds, type TestDb } from "./support/test-db.ts";
+import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 // Two tenants use the SAME session id and the same content; every read must stay inside its tenant.
 describe.each(testDbKinds())("tenant isolation and API keys (%s)", (kind) => {
@@ -32,7 +32,11 @@ describe.each(testDbKinds())("tenant isolation and API keys (%s)", (kind) => {
     for (const tenantId of ["red", "blue"]) {
       await ensureTenant(db, { id: tenantId, name: tenantId.toUpperCase() });
       const key = { tenantId, sessionId: "shared" };
-      await insertCaptures(db, { ...key, captureId: "c1", batches: [batch(0, [call("a", 1, `secret of ${tenantId}`)])] });
+      await insertCaptures(db, {
+        ...key,
+        captureId: "c1",
+        batches: [batch(0, [call("a", 1, `secret of ${tenantId}`)])],
+      });
       const req = await createFlushRequest(db, { ...key, trigger: "manual" });
       requests[tenantId] = req.id;
       if (tenantId === "red") {
@@ -47,18 +51,28 @@ describe.each(testDbKinds())("tenant isolation and API keys (%s)", (kind) => {
     const db = t.handle.db;
     const red = { tenantId: "red", sessionId: "shared" };
     const blue = { tenantId: "blue", sessionId: "shared" };
-    expect((await getStateDelta(db, { ...red, since: 0 }))!.records.map((r) => r.resultText)).toEqual(["secret of red"]);
+    expect((await getStateDelta(db, { ...red, since: 0 }))!.records.map((r) => r.resultText)).toEqual([
+      "secret of red",
+    ]);
     expect((await getStateDelta(db, { ...blue, since: 0 }))!.records).toEqual([]);
     expect(await getStateDelta(db, { tenantId: "green", sessionId: "shared", since: 0 })).toBeNull();
     expect((await getSessionStatus(db, red))!.records).toBe(1);
     expect((await getSessionStatus(db, blue))!.records).toBe(0);
     expect(await getSessionStatus(db, { tenantId: "green", sessionId: "shared" })).toBeNull();
-    expect((await loadPendingCaptures(db, { ...blue, cursor: 1e12 })).flatMap((b) => b.toolCalls.map((c) => c.resultText))).toEqual(["secret of blue"]);
-    expect((await loadPendingCaptures(db, { ...red, cursor: 1e12 }))).toEqual([]);
-    expect((await lookupRecordsForQuery(db, { ...blue, inputs: ["t1", "a", "a@1"] })).every((a) => a.hits.length === 0)).toBe(true);
+    expect(
+      (await loadPendingCaptures(db, { ...blue, cursor: 1e12 })).flatMap((b) => b.toolCalls.map((c) => c.resultText)),
+    ).toEqual(["secret of blue"]);
+    expect(await loadPendingCaptures(db, { ...red, cursor: 1e12 })).toEqual([]);
+    expect(
+      (await lookupRecordsForQuery(db, { ...blue, inputs: ["t1", "a", "a@1"] })).every((a) => a.hits.length === 0),
+    ).toBe(true);
     expect((await lookupRecordsForQuery(db, { ...red, inputs: ["t1"] }))[0]!.hits).toHaveLength(1);
-    expect((await findCanonicalByHash(db, { tenantId: "blue", sessionId: null, hashes: ["hash:secret of red"] })).size).toBe(0);
-    expect((await findCanonicalByHash(db, { tenantId: "red", sessionId: null, hashes: ["hash:secret of red"] })).size).toBe(1);
+    expect(
+      (await findCanonicalByHash(db, { tenantId: "blue", sessionId: null, hashes: ["hash:secret of red"] })).size,
+    ).toBe(0);
+    expect(
+      (await findCanonicalByHash(db, { tenantId: "red", sessionId: null, hashes: ["hash:secret of red"] })).size,
+    ).toBe(1);
     expect(await getFlushRequest(db, "blue", requests.red!)).toBeNull();
     expect(await getSession(db, { tenantId: "blue", sessionId: "shared" })).toMatchObject({ version: 0, nextRef: 1 });
     const blueFleet = await fleetStatus(db, { tenantId: "blue" });
@@ -74,9 +88,32 @@ describe.each(testDbKinds())("tenant isolation and API keys (%s)", (kind) => {
 
   it("a flush request id cannot be replayed into another tenant or session", async () => {
     const db = t.handle.db;
-    await expect(createFlushRequest(db, { tenantId: "blue", sessionId: "shared", id: requests.red!, trigger: "manual" })).rejects.toBeInstanceOf(FlushRequestConflictError);
-    await expect(commitFlush(db, { tenantId: "blue", sessionId: "shared", flushRequestId: requests.red!, attempt: 1, mintRefs: [], writes: { records: [], summaries: [], aliases: [], frontier: null, captures: [], metrics: { outcome: "empty" } } })).rejects.toThrow(/not found/);
-    const same = await createFlushRequest(db, { tenantId: "blue", sessionId: "shared", id: requests.blue!, trigger: "manual" });
+    await expect(
+      createFlushRequest(db, { tenantId: "blue", sessionId: "shared", id: requests.red!, trigger: "manual" }),
+    ).rejects.toBeInstanceOf(FlushRequestConflictError);
+    await expect(
+      commitFlush(db, {
+        tenantId: "blue",
+        sessionId: "shared",
+        flushRequestId: requests.red!,
+        attempt: 1,
+        mintRefs: [],
+        writes: {
+          records: [],
+          summaries: [],
+          aliases: [],
+          frontier: null,
+          captures: [],
+          metrics: { outcome: "empty" },
+        },
+      }),
+    ).rejects.toThrow(/not found/);
+    const same = await createFlushRequest(db, {
+      tenantId: "blue",
+      sessionId: "shared",
+      id: requests.blue!,
+      trigger: "manual",
+    });
     expect(same).toMatchObject({ id: requests.blue, created: false });
   });
 
@@ -87,7 +124,7 @@ describe.each(testDbKinds())("tenant isolation and API keys (%s)", (kind) => {
     const stored = await listApiKeys(db, "red");
     expect(JSON.stringify(stored)).not.toContain(key.key);
     expect(await authenticateApiKey(db, key.key)).toEqual({ tenantId: "red", keyId: key.id });
-    expect(await authenticateApiKey(db, key.key + "x")).toBeNull();
+    expect(await authenticateApiKey(db, `${key.key}x`)).toBeNull();
     expect(await listApiKeys(db, "blue")).toEqual([]);
     expect(await revokeApiKey(db, "blue", key.id)).toBe(false);
     expect(await revokeApiKey(db, "red", key.id)).toBe(true);
@@ -96,7 +133,13 @@ describe.each(testDbKinds())("tenant isolation and API keys (%s)", (kind) => {
 
   it("listSessions pages by most recent update with an opaque cursor", async () => {
     const db = t.handle.db;
-    for (let i = 0; i < 5; i++) await insertCaptures(db, { tenantId: "blue", sessionId: `p${i}`, captureId: "c", batches: [batch(0, [call("z", i)])] });
+    for (let i = 0; i < 5; i++)
+      await insertCaptures(db, {
+        tenantId: "blue",
+        sessionId: `p${i}`,
+        captureId: "c",
+        batches: [batch(0, [call("z", i)])],
+      });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {

@@ -14,3 +14,28 @@ export function branchMessages(ctx: ExtensionContext): AgentMessage[] {
     return [];
   }
 }
+
+/**
+ * Summary messages on the whole current path, read from the session entries rather than the
+ * projection: a compaction drops older custom messages from the projection, and a summary delivered
+ * before it must still count as delivered (or it would be appended again after every compaction).
+ */
+export function pathSummaryMessages(ctx: ExtensionContext): AgentMessage[] {
+  try {
+    const out: AgentMessage[] = [];
+    for (const e of ctx.sessionManager.getBranch()) {
+      if (e.type !== "custom_message") continue;
+      out.push({
+        role: "custom",
+        customType: e.customType,
+        content: e.content,
+        display: e.display,
+        details: e.details,
+        timestamp: Date.parse(e.timestamp),
+      } as unknown as AgentMessage);
+    }
+    return out;
+  } catch {
+    return [];
+  }
+}

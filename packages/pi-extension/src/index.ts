@@ -9,51 +9,68 @@
  * plus the context_tree_query tool, the /condense command and the footer status line.
  * Load with `pi -e <this package>` or `pi install <this package>`.
  */
-import { join } from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import { agentEndStatus, isAssistant, type AgentMessage } from "@condense/core";
-import type { CondenseHost } from "@condense/client";
 import { registerCommands } from "./commands.ts";
 import { CondenseSession } from "./condense-session.ts";
 import { connectionFromEnv } from "./connection-config.ts";
+import { extensionConfig } from "./extension-config.ts";
+import { localHost } from "./local-service-launch.ts";
 import { registerQueryTool } from "./query-tool.ts";
+import { resolveSessionLink, SESSION_LINK_ENTRY } from "./session-lineage.ts";
 import { loadSettings } from "./settings-store.ts";
-import { notify } from "./ui-guard.ts";
+import { migrateLegacySpools, spoolPath } from "./spool-location.ts";
+import { hasUI, notify } from "./ui-guard.ts";
 
 export { COST_EVENT, DIAGNOSTIC_ENTRY } from "./condense-session.ts";
-
-async function startEmbedded(dataDir: string): Promise<CondenseHost> {
-  // Imported lazily so fleet mode never loads PGlite, the worker or the API app.
-  const specifier = "@condense/embedded";
-  const mod = (await import(specifier)) as { startEmbeddedHost(o: { dataDir: string }): Promise<CondenseHost> };
-  return mod.startEmbeddedHost({ dataDir });
-}
 
 export default function condense(pi: ExtensionAPI): void {
   const connection = connectionFromEnv();
   let session: CondenseSession | undefined;
   const current = () => session;
 
-  async function open(ctx: ExtensionContext): Promise<void> {
+  /** Creates the session's client at once; returns the background reload (sync, resend, rearm). */
+  function open(ctx: ExtensionContext): Promise<void> {
     const sm = ctx.sessionManager;
-    const sessionId = sm.getSessionId();
+    // A fork continues its parent's Condense session (session-lineage.ts); the spool stays per file.
+    const link = resolveSessionLink(ctx);
+    const sessionId = link.sessionId;
+    if (link.unrecorded) {
+      try {
+        pi.appendEntry(SESSION_LINK_ENTRY, { sessionId });
+      } catch {
+        /* the headers still link it */
+      }
+    }
     if (!session || session.client.sessionId !== sessionId) {
-      await session?.client.close().catch(() => {});
-      const dir = sm.getSessionDir();
-      const spool = dir ? join(dir, `${sessionId}.condense-spool.jsonl`) : undefined;
-      session = new CondenseSession({ pi, connection, settings: loadSettings(), startEmbedded }, sessionId, spool);
+      const previous = session;
+      migrateLegacySpools(sm.getSessionDir());
+      session = new CondenseSession(
+        { pi, connection, settings: loadSettings(), localHost },
+        sessionId,
+        spoolPath(sm.getSessionId()),
+      );
+      void previous?.client.close().catch(() => {});
     } else {
       session.client.updateSettings(loadSettings());
     }
-    await session.reload(ctx);
+    return session.reload(ctx);
   }
 
-  pi.on("session_start", async (_event, ctx) => {
+  pi.on("session_start", (_event, ctx) => {
+    // Never awaited: the agent does not wait on the service (which may be starting). Captures and
+    // flush requests made meanwhile wait in the outbox and the spool; renders before the first sync
+    // use the last applied state from the state cache (state-cache-location.ts), or pass the messages through.
+    let reload: Promise<void>;
     try {
-      await open(ctx);
+      reload = open(ctx);
     } catch (err) {
       notify(ctx, `condense: could not start: ${err instanceof Error ? err.message : String(err)}`, "error");
+      return;
     }
+    reload.catch((err: unknown) =>
+      notify(ctx, `condense: could not start: ${err instanceof Error ? err.message : String(err)}`, "error"),
+    );
   });
 
   pi.on("session_tree", async (_event, ctx) => {
@@ -69,8 +86,17 @@ export default function condense(pi: ExtensionAPI): void {
     session = undefined;
     if (!s) return;
     // Give queued captures and flush requests a moment to reach the service; the spool keeps the rest.
-    await s.client.drain(Number(process.env.CONDENSE_SHUTDOWN_DRAIN_MS) || 3_000).catch(() => false);
+    await s.client.drain(extensionConfig().shutdownDrainMs).catch(() => false);
     await s.client.close().catch(() => {});
+    // The last applied state's write, so the next process on this session renders with it.
+    await s.stateCache?.idle();
+  });
+
+  pi.on("model_select", (event, ctx) => {
+    const s = session;
+    if (!s) return;
+    s.ctx = ctx;
+    s.syncSummarizer(true, event.model);
   });
 
   pi.on("context", (event, ctx) => {
@@ -83,7 +109,18 @@ export default function condense(pi: ExtensionAPI): void {
     // Every render overwrites a transient "pending" text with the computed line (CAP-UX-3).
     s.transientStatus = null;
     s.refreshFooter();
-    return out.pruned ? { messages: out.messages as unknown as typeof event.messages } : undefined;
+    // Shadow mode: `out.messages` is the context without this service's summaries, sent as is.
+    return out.pruned || out.shadow ? { messages: out.messages as unknown as typeof event.messages } : undefined;
+  });
+
+  // Cold-cache moments the roi flush policy can use: the next request rewrites its prefix anyway.
+  pi.on("model_select", () => {
+    const s = session;
+    s?.client.markCold("model-switch", () => s.branch());
+  });
+  pi.on("session_compact", () => {
+    const s = session;
+    s?.client.markCold("host-compaction", () => s.branch());
   });
 
   pi.on("message_end", (event, ctx) => {
@@ -94,7 +131,11 @@ export default function condense(pi: ExtensionAPI): void {
     if (!isAssistant(message)) return;
     s.noteAssistant(message);
     const usage = ctx.getContextUsage();
-    const d = s.client.messageEnd(message, () => s.branch(), usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null);
+    const d = s.client.messageEnd(
+      message,
+      () => s.branch(),
+      usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null,
+    );
     if (d.notice) s.notice(d.notice);
   });
 
@@ -102,12 +143,16 @@ export default function condense(pi: ExtensionAPI): void {
     const s = session;
     if (!s) return;
     s.ctx = ctx;
+    // A changed summarizerModel setting or an old key: hand the model off again (cheap when unchanged).
+    s.syncSummarizer();
     const message = event.message as unknown as AgentMessage;
     const toolResults = event.toolResults as unknown as AgentMessage[];
-    const captured = toolResults.length > 0
-      ? s.client.capture({ message, toolResults, turnIndex: s.turnIndexOf(message) })
-      : { pushed: false };
-    if (captured.pushed && s.client.settings.showStatusLine) s.transientStatus = `condense: ${s.client.trigger.pendingCount} pending`;
+    const captured =
+      toolResults.length > 0
+        ? s.client.capture({ message, toolResults, turnIndex: s.turnIndexOf(message) })
+        : { pushed: false };
+    if (captured.pushed && s.client.settings.showStatusLine)
+      s.transientStatus = `condense: ${s.client.trigger.pendingCount} pending`;
     const usage = ctx.getContextUsage();
     const d = s.client.turnEnd({
       toolResultCount: toolResults.length,
@@ -116,9 +161,12 @@ export default function condense(pi: ExtensionAPI): void {
       branch: () => s.branch(),
     });
     if (d.notice) s.notice(d.notice);
-    if (toolResults.length > 0 && !d.flush) {
-      // Metrics for the footer are recomputed after the turn, off the event path.
-      setImmediate(() => { s.client.refreshMetrics(s.branch()); s.refreshFooter(); });
+    if (toolResults.length > 0 && !d.flush && hasUI(ctx)) {
+      // Metrics for the footer are recomputed after the turn, off the event path (only when there is a footer).
+      setImmediate(() => {
+        s.client.refreshMetrics(s.branch());
+        s.refreshFooter();
+      });
     }
     s.refreshFooter();
   });
@@ -145,7 +193,11 @@ export default function condense(pi: ExtensionAPI): void {
     if (!s) return;
     s.ctx = ctx;
     let idle = false;
-    try { idle = ctx.isIdle(); } catch { /* stale ctx */ }
+    try {
+      idle = ctx.isIdle();
+    } catch {
+      /* stale ctx */
+    }
     if (idle) s.deliver("append");
     const text = agentEndStatus(s.client.settings.enabled, s.client.trigger.pendingCount, s.client.trigger.rearmed);
     s.transientStatus = text;
@@ -153,5 +205,7 @@ export default function condense(pi: ExtensionAPI): void {
   });
 
   registerQueryTool(pi, current);
-  registerCommands(pi, current, () => (connection.mode === "fleet" ? `fleet ${connection.url}` : `embedded (${connection.dataDir})`));
+  registerCommands(pi, current, () =>
+    connection.mode === "fleet" ? `fleet ${connection.url}` : `local service (${connection.dataDir})`,
+  );
 }

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname } from "node:path";
 import { isObject, normalizeSettings, type CondenseSettings } from "@condense/core";
 import { settingsPath } from "./agent-dir.ts";
+import { PI_CONDENSE_SETTINGS_KEY, settingsFromContextPrune } from "./pi-condense-import.ts";
 
 export const SETTINGS_KEY = "condense";
 
@@ -28,6 +29,10 @@ export function readStoredSettings(path = settingsPath()): Record<string, unknow
 }
 
 export function loadSettings(path = settingsPath()): CondenseSettings {
+  const file = readFileObject(path);
+  // Coming from pi-condense: without settings of its own, Condense starts from its `contextPrune` block.
+  if (!(SETTINGS_KEY in file) && isObject(file[PI_CONDENSE_SETTINGS_KEY]))
+    return settingsFromContextPrune(file[PI_CONDENSE_SETTINGS_KEY]);
   return normalizeSettings(readStoredSettings(path));
 }
 
@@ -37,6 +42,6 @@ export function saveSettings(settings: CondenseSettings, path = settingsPath()):
   file[SETTINGS_KEY] = settings;
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.condense-${process.pid}-${Date.now()}.tmp`;
-  writeFileSync(tmp, JSON.stringify(file, null, 2) + "\n");
+  writeFileSync(tmp, `${JSON.stringify(file, null, 2)}\n`);
   renameSync(tmp, path);
 }

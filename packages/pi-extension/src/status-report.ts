@@ -22,7 +22,35 @@ export interface StatusInput {
   stateVersion: number;
   outbox: number;
   degraded: boolean;
+  /** What summarized the latest flush, from the service's flush metrics (absent while unreachable). */
+  summarizedBy?: SummarizedBy | null;
 }
+
+export interface SummarizedBy {
+  model: string | null;
+  source: string | null;
+  notice: string | null;
+}
+
+/** The newest flush attempt with a model (or a notice) in the service's session status. */
+export function summarizedByFromStatus(status: Record<string, unknown> | null): SummarizedBy | null {
+  const flushes = status?.lastFlushes;
+  if (!Array.isArray(flushes)) return null;
+  for (const f of flushes as Record<string, unknown>[]) {
+    const model = typeof f.model === "string" ? f.model : null;
+    const notice = typeof f.summarizerNotice === "string" ? f.summarizerNotice : null;
+    if (!model && !notice) continue;
+    return { model, source: typeof f.summarizerSource === "string" ? f.summarizerSource : null, notice };
+  }
+  return null;
+}
+
+const SOURCE_TEXT: Record<string, string> = {
+  "handed-off": "this session's model, through pi",
+  operator: "a model of the service's operator",
+  "worker-default": "the service's default",
+  deterministic: "extractive, no model",
+};
 
 export function statusReport(i: StatusInput): string {
   const s = i.settings;
@@ -30,12 +58,13 @@ export function statusReport(i: StatusInput): string {
     "Condense status",
     `  enabled: ${s.enabled ? "yes" : "no"}`,
     `  service: ${i.connection}${i.degraded ? " (unreachable; retrying in the background)" : ""}`,
-    `  model: ${s.summarizerModel}`,
+    `  model: ${s.summarizerModel} · fallback: ${s.summarizerFallbackModel ?? "none"}`,
+    ...summarizedByLines(i.summarizedBy),
     `  thinking: ${s.summarizerThinking}`,
     `  idle timeout: ${secs(s.summarizerIdleTimeoutMs)} · max timeout: ${secs(s.summarizerMaxTimeoutMs)}`,
     `  trigger: ${s.pruneOn === "on-demand" ? "on demand (/condense now)" : "on the agent's text reply"}`,
     `  budget: ${s.autoBudgetThreshold === null ? "off" : `${Math.round(s.autoBudgetThreshold * 100)}%`} · turn delta: ${s.budgetTurnDelta === null ? "off" : `${Math.round(s.budgetTurnDelta * 100)}%`}`,
-    `  batching: ${s.batchingMode}`,
+    `  batching: ${s.batchingMode} · min batch chars: ${s.minBatchChars} · recovery grace: ${s.recoveryGraceTurns} turns`,
     `  dedup: ${s.dedupByContentHash ? "on" : "off"} (scope ${s.dedupScope})`,
     `  protected tools: ${s.protectedTools.length > 0 ? s.protectedTools.join(", ") : "none"}`,
     `  protected paths: ${s.protectedPaths.length > 0 ? s.protectedPaths.join(", ") : "none"}`,
@@ -50,6 +79,16 @@ export function statusReport(i: StatusInput): string {
   lines.push(`  frontier gap: ${m ? m.frontierGapTokens : 0} tokens`);
   if (i.rearmed) lines.push("  rearmed: yes");
   return lines.join("\n");
+}
+
+function summarizedByLines(by: SummarizedBy | null | undefined): string[] {
+  if (by === undefined) return [];
+  if (by === null) return ["  summarized by: (no summary yet)"];
+  const lines: string[] = [];
+  if (by.model)
+    lines.push(`  summarized by: ${by.model}${by.source ? ` (${SOURCE_TEXT[by.source] ?? by.source})` : ""}`);
+  if (by.notice) lines.push(`  notice: ${by.notice}`);
+  return lines;
 }
 
 function summarizerBlock(st: SummarizerStats): string[] {
@@ -70,5 +109,16 @@ export function statsReport(st: SummarizerStats): string {
     `  cost: ${formatCost(st.totalCost)}`,
   ];
   if (st.chainsCompressed > 0) lines.push(`  chains: ${st.chainsCompressed} compressed`);
+  return lines.join("\n");
+}
+
+/** `/condense settings`: every setting key with its value, nested ones as `parent.child`. */
+export function settingsReport(settings: CondenseSettings): string {
+  const lines = ["Condense settings"];
+  for (const [k, v] of Object.entries(settings)) {
+    if (v && typeof v === "object" && !Array.isArray(v))
+      for (const [c, cv] of Object.entries(v)) lines.push(`  ${k}.${c}: ${JSON.stringify(cv)}`);
+    else lines.push(`  ${k}: ${JSON.stringify(v)}`);
+  }
   return lines.join("\n");
 }

@@ -6,11 +6,22 @@
  * picks up before its next call anyway. pi drains its steering queue one message per turn, so the
  * summaries of one steer are sent as one message (details list every summary id and the union of their
  * refs); otherwise ten summaries would need ten turns to arrive. Each summary is delivered once per
- * branch; the ids already on the branch are read back at session start, so a resumed session does not
- * repeat them.
+ * branch; the ids already on the branch path are read back at session start and after `/tree`, so a
+ * resumed session does not repeat them.
+ *
+ * Only the branch's own summaries are delivered: one Condense state serves the whole session tree, and
+ * a summary of calls made on another branch (or compacted away from this one) is not this context's to
+ * hold. A summary belongs when it covers an occurrence the agent's current context holds.
  */
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { isSummaryMessage, SUMMARY_CUSTOM_TYPE, type AgentMessage, type SummaryEntry } from "@condense/core";
+import {
+  isSummaryMessage,
+  summariesOnBranch,
+  SUMMARY_CUSTOM_TYPE,
+  type AgentMessage,
+  type SummaryEntry,
+} from "@condense/core";
+import { piCondenseSummaryId, PI_CONDENSE_TYPES } from "./pi-condense-import.ts";
 
 export interface SummaryDetails {
   summaryId: string;
@@ -22,12 +33,23 @@ export interface SummaryDetails {
   timestamp: number;
 }
 
-export function summaryMessage(s: SummaryEntry): { customType: string; content: string; display: false; details: SummaryDetails } {
+export function summaryMessage(s: SummaryEntry): {
+  customType: string;
+  content: string;
+  display: false;
+  details: SummaryDetails;
+} {
   return {
     customType: SUMMARY_CUSTOM_TYPE,
     content: s.text,
     display: false,
-    details: { summaryId: s.id, toolCallRefs: s.refs, toolNames: s.toolNames, turnIndex: s.turnIndex, timestamp: s.timestamp },
+    details: {
+      summaryId: s.id,
+      toolCallRefs: s.refs,
+      toolNames: s.toolNames,
+      turnIndex: s.turnIndex,
+      timestamp: s.timestamp,
+    },
   };
 }
 
@@ -54,7 +76,10 @@ export function summaryIdsOf(m: AgentMessage): string[] {
   if (!isSummaryMessage(m)) return [];
   const d = m.details as { summaryId?: unknown; summaryIds?: unknown } | undefined;
   if (Array.isArray(d?.summaryIds)) return d.summaryIds.filter((x): x is string => typeof x === "string");
-  return typeof d?.summaryId === "string" ? [d.summaryId] : [];
+  if (typeof d?.summaryId === "string") return [d.summaryId];
+  // A pi-condense summary carries no id: its imported id derives from the refs it covers.
+  const imported = m.customType === PI_CONDENSE_TYPES.summary ? piCondenseSummaryId(m.details) : null;
+  return imported ? [imported] : [];
 }
 
 export class SummaryDelivery {
@@ -62,19 +87,24 @@ export class SummaryDelivery {
 
   constructor(private readonly pi: ExtensionAPI) {}
 
-  /** Forget everything and record the summaries already on this branch. */
-  reset(branch: readonly AgentMessage[]): void {
+  /** Forget everything and record the summaries already on this branch's path. */
+  reset(pathSummaries: readonly AgentMessage[]): void {
     this.delivered.clear();
-    for (const m of branch) for (const id of summaryIdsOf(m)) this.delivered.add(id);
+    for (const m of pathSummaries) for (const id of summaryIdsOf(m)) this.delivered.add(id);
   }
 
   undelivered(summaries: readonly SummaryEntry[]): SummaryEntry[] {
     return summaries.filter((s) => !this.delivered.has(s.id));
   }
 
-  /** Returns how many were sent. `steer` only from an inline hook during a run. */
-  deliver(summaries: readonly SummaryEntry[], how: "append" | "steer"): number {
-    const todo = this.undelivered(summaries);
+  /**
+   * Returns how many were sent. `steer` only from an inline hook during a run. `branchKeys` gives the
+   * occurrence keys of the agent's current context; it is only asked for when something is undelivered.
+   */
+  deliver(summaries: readonly SummaryEntry[], how: "append" | "steer", branchKeys: () => ReadonlySet<string>): number {
+    const undelivered = this.undelivered(summaries);
+    if (undelivered.length === 0) return 0;
+    const todo = summariesOnBranch(undelivered, branchKeys());
     if (todo.length === 0) return 0;
     if (how === "steer") this.pi.sendMessage(combinedSummaryMessage(todo), { deliverAs: "steer" });
     else for (const s of todo) this.pi.sendMessage(summaryMessage(s));

@@ -5,6 +5,7 @@
  * belongs to the agent's own output, e.g. the JSON event stream).
  */
 import type { ExtensionContext } from "@mariozechner/pi-coding-agent";
+import { extensionConfig } from "./extension-config.ts";
 
 export const STATUS_KEY = "condense";
 
@@ -13,13 +14,26 @@ export type NoticeLevel = "info" | "warning" | "error";
 export function notify(ctx: ExtensionContext | undefined, text: string, level: NoticeLevel = "info"): void {
   try {
     if (ctx?.hasUI) ctx.ui.notify(text, level);
-    else if (process.env.CONDENSE_QUIET !== "1") process.stderr.write(`${text}\n`);
-  } catch { /* a stale or UI-less context: the notice is informational only */ }
+    else if (!extensionConfig().quiet) process.stderr.write(`${text}\n`);
+  } catch {
+    /* a stale or UI-less context: the notice is informational only */
+  }
 }
 
 /** Footer status line; `undefined` clears it. */
 export function setStatus(ctx: ExtensionContext | undefined, text: string | undefined): void {
   try {
     if (ctx?.hasUI) ctx.ui.setStatus(STATUS_KEY, text);
-  } catch { /* see notify */ }
+  } catch {
+    /* see notify */
+  }
+}
+
+/** False in print, JSON and RPC mode (and for a stale ctx): there is no footer to compute text for. */
+export function hasUI(ctx: ExtensionContext | undefined): boolean {
+  try {
+    return ctx?.hasUI === true;
+  } catch {
+    return false;
+  }
 }

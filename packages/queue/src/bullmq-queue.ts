@@ -41,7 +41,9 @@ export interface BullmqJobQueue<C extends JobCatalog> extends JobQueue<C> {
 
 const WAITING_STATES = new Set(["waiting", "delayed", "prioritized", "paused", "waiting-children"]);
 
-export async function createBullmqQueue<C extends JobCatalog>(options: BullmqQueueOptions<C>): Promise<BullmqJobQueue<C>> {
+export async function createBullmqQueue<C extends JobCatalog>(
+  options: BullmqQueueOptions<C>,
+): Promise<BullmqJobQueue<C>> {
   const { catalog } = options;
   const prefix = options.prefix ?? "condense";
   const queueName = options.queueName ?? "condense-jobs";
@@ -74,7 +76,11 @@ export async function createBullmqQueue<C extends JobCatalog>(options: BullmqQue
     return {
       jobId: `${def.name}-${randomUUID()}`,
       attempts: def.attempts,
-      backoff: { type: def.backoff.type, delay: def.backoff.delayMs, ...(def.backoff.jitter ? { jitter: def.backoff.jitter } : {}) },
+      backoff: {
+        type: def.backoff.type,
+        delay: def.backoff.delayMs,
+        ...(def.backoff.jitter ? { jitter: def.backoff.jitter } : {}),
+      },
       removeOnComplete: { age: def.retention.completedAgeSec, count: def.retention.completedCount },
       removeOnFail: { age: def.retention.failedAgeSec },
       ...(dedupKey !== undefined ? { deduplication: { id: dedupKey, keepLastIfActive: true } } : {}),
@@ -135,7 +141,16 @@ export async function createBullmqQueue<C extends JobCatalog>(options: BullmqQue
           running++;
           try {
             return await runAttempt(job.name, def.timeoutMs, closeCtrl.signal, (signal) =>
-              handler({ id: job.id!, name: job.name, payload: parsed.data, attempt, maxAttempts: def.attempts, enqueuedAt: job.timestamp, startedAt, signal } as JobRun<C>),
+              handler({
+                id: job.id!,
+                name: job.name,
+                payload: parsed.data,
+                attempt,
+                maxAttempts: def.attempts,
+                enqueuedAt: job.timestamp,
+                startedAt,
+                signal,
+              } as JobRun<C>),
             );
           } catch (err) {
             if (err instanceof NonRetryableJobError) throw new UnrecoverableError(err.message);
@@ -155,7 +170,14 @@ export async function createBullmqQueue<C extends JobCatalog>(options: BullmqQue
       worker.on("error", () => {});
       const report = (type: "completed" | "retrying" | "failed", job: Job, error?: Error) => {
         try {
-          options.onJobEvent?.({ type, id: job.id ?? "", name: job.name, attempt: job.attemptsMade, durationMs: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()), ...(error ? { error } : {}) });
+          options.onJobEvent?.({
+            type,
+            id: job.id ?? "",
+            name: job.name,
+            attempt: job.attemptsMade,
+            durationMs: (job.finishedOn ?? Date.now()) - (job.processedOn ?? Date.now()),
+            ...(error ? { error } : {}),
+          });
         } catch {
           // An observer must never break the worker.
         }
@@ -169,7 +191,15 @@ export async function createBullmqQueue<C extends JobCatalog>(options: BullmqQue
     },
 
     async counts(): Promise<QueueCounts> {
-      const c = await queue.getJobCounts("waiting", "active", "delayed", "failed", "completed", "prioritized", "waiting-children");
+      const c = await queue.getJobCounts(
+        "waiting",
+        "active",
+        "delayed",
+        "failed",
+        "completed",
+        "prioritized",
+        "waiting-children",
+      );
       return {
         waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c["waiting-children"] ?? 0),
         active: c.active ?? 0,
@@ -185,7 +215,9 @@ export async function createBullmqQueue<C extends JobCatalog>(options: BullmqQue
       if (worker) {
         const w = worker;
         let timer: NodeJS.Timeout | undefined;
-        const graceOver = new Promise<"timeout">((resolve) => { timer = setTimeout(() => resolve("timeout"), graceMs); });
+        const graceOver = new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => resolve("timeout"), graceMs);
+        });
         const outcome = await Promise.race([w.close().then(() => "done" as const), graceOver]);
         clearTimeout(timer);
         if (outcome === "timeout") {

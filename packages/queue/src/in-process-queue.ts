@@ -32,7 +32,10 @@ interface Job {
   state: "waiting" | "delayed" | "active" | "parked";
 }
 
-interface Slot { holder: Job; next?: Job }
+interface Slot {
+  holder: Job;
+  next?: Job;
+}
 
 export interface InProcessQueueOptions<C extends JobCatalog> extends JobQueueOptions<C> {
   /** Clock and randomness, injectable for tests. */
@@ -64,7 +67,16 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
 
   function makeJob(name: string, payload: unknown, dedupKey: string | undefined, state: Job["state"]): Job {
     const t = now();
-    return { id: `${name}-${randomUUID()}`, name, payload, dedupKey, attemptsMade: 0, enqueuedAt: t, availableAt: t, state };
+    return {
+      id: `${name}-${randomUUID()}`,
+      name,
+      payload,
+      dedupKey,
+      attemptsMade: 0,
+      enqueuedAt: t,
+      availableAt: t,
+      state,
+    };
   }
 
   function schedule(): void {
@@ -100,11 +112,21 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
     try {
       const payload = def.payload.parse(job.payload);
       await runAttempt(job.name, def.timeoutMs, closeCtrl.signal, (signal) =>
-        handler!({ id: job.id, name: job.name, payload, attempt, maxAttempts: def.attempts, enqueuedAt: job.enqueuedAt, startedAt, signal } as JobRun<C>),
+        handler!({
+          id: job.id,
+          name: job.name,
+          payload,
+          attempt,
+          maxAttempts: def.attempts,
+          enqueuedAt: job.enqueuedAt,
+          startedAt,
+          signal,
+        } as JobRun<C>),
       );
     } catch (err) {
       error = err instanceof Error ? err : new Error(String(err));
-      const retryable = !(err instanceof NonRetryableJobError) && error.name !== "ZodError" && !closeCtrl.signal.aborted;
+      const retryable =
+        !(err instanceof NonRetryableJobError) && error.name !== "ZodError" && !closeCtrl.signal.aborted;
       outcome = retryable && attempt < def.attempts ? "retrying" : "failed";
     }
     active.delete(job.id);
@@ -119,7 +141,14 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
       release(job);
     }
     try {
-      options.onJobEvent?.({ type: outcome, id: job.id, name: job.name, attempt, durationMs: now() - startedAt, ...(error ? { error } : {}) });
+      options.onJobEvent?.({
+        type: outcome,
+        id: job.id,
+        name: job.name,
+        attempt,
+        durationMs: now() - startedAt,
+        ...(error ? { error } : {}),
+      });
     } catch {
       // An observer must never break the queue.
     }
@@ -192,7 +221,9 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
       const running = [...active.values()];
       if (running.length === 0) return { timedOut: false, abandoned: 0 };
       let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<"timeout">((resolve) => { timer = setTimeout(() => resolve("timeout"), graceMs); });
+      const graceOver = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), graceMs);
+      });
       const outcome = await Promise.race([Promise.allSettled(running).then(() => "done" as const), graceOver]);
       clearTimeout(timer);
       if (outcome === "done") return { timedOut: false, abandoned: 0 };
@@ -203,4 +234,3 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
     },
   };
 }
-

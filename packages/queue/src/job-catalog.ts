@@ -1,32 +1,16 @@
 /**
- * Condense's jobs. "flush-session" carries a cursor, never data: the worker loads the session's
- * pending captures up to `cursor` from Postgres, so "latest payload wins" deduplication loses nothing.
+ * Condense's jobs: the payloads are the contract's (@condense/contract, jobs/session-jobs.schema.ts);
+ * this catalog adds each job's retry, timeout, deduplication and retention policy.
  */
-import { z } from "zod";
+import { CompressChainsPayload, FlushSessionPayload } from "@condense/contract";
 import { defineJob } from "./job-definition.ts";
-
-const sessionRef = {
-  tenantId: z.string().min(1),
-  sessionId: z.string().min(1),
-  flushRequestId: z.string().uuid(),
-};
-
-export const flushSessionPayload = z.object({
-  ...sessionRef,
-  /** The highest capture seq the flush includes. */
-  cursor: z.number().int().nonnegative(),
-});
-export type FlushSessionPayload = z.output<typeof flushSessionPayload>;
-
-export const compressChainsPayload = z.object(sessionRef);
-export type CompressChainsPayload = z.output<typeof compressChainsPayload>;
 
 const retention = { completedAgeSec: 3600, completedCount: 1000, failedAgeSec: 7 * 24 * 3600 };
 
 export const condenseJobs = {
   "flush-session": defineJob({
     name: "flush-session",
-    payload: flushSessionPayload,
+    payload: FlushSessionPayload,
     attempts: 5,
     backoff: { type: "exponential", delayMs: 2000, jitter: 0.3 },
     // Summarizer calls have their own 180 s ceiling (CAP-SUM-6); batches run in parallel.
@@ -36,7 +20,7 @@ export const condenseJobs = {
   }),
   "compress-chains": defineJob({
     name: "compress-chains",
-    payload: compressChainsPayload,
+    payload: CompressChainsPayload,
     attempts: 3,
     backoff: { type: "exponential", delayMs: 5000, jitter: 0.3 },
     timeoutMs: 10 * 60_000,

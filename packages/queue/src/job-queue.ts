@@ -2,6 +2,7 @@
  * The one queue interface the apps use, with exactly two adapters (BullMQ, in-process). An adapter
  * is generic over a job catalog and knows nothing of any particular job.
  */
+import type { ErrorCode } from "@condense/contract/vocabulary";
 import type { JobCatalog, JobName, PayloadInput, PayloadOf } from "./job-definition.ts";
 
 export type JobRun<C extends JobCatalog> = {
@@ -76,13 +77,17 @@ export interface JobQueueOptions<C extends JobCatalog> {
 
 /** Thrown by a handler to fail the job without further retries (bad payload, missing session...). */
 export class NonRetryableJobError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The vocabulary's code for the failure (logs and metrics), e.g. `not_found`; `internal_error` when absent. */
+  readonly code: ErrorCode;
+  constructor(message: string, options?: { cause?: unknown; code?: ErrorCode }) {
     super(message, options);
     this.name = "NonRetryableJobError";
+    this.code = options?.code ?? "internal_error";
   }
 }
 
 export class JobTimeoutError extends Error {
+  readonly code: ErrorCode = "timeout";
   constructor(name: string, timeoutMs: number) {
     super(`job ${name} exceeded its ${timeoutMs} ms timeout`);
     this.name = "JobTimeoutError";
@@ -90,6 +95,7 @@ export class JobTimeoutError extends Error {
 }
 
 export class QueueClosedError extends Error {
+  readonly code: ErrorCode = "unavailable";
   constructor() {
     super("the job queue is closed");
     this.name = "QueueClosedError";
@@ -97,6 +103,8 @@ export class QueueClosedError extends Error {
 }
 
 /** Build the single handler from one handler per job name. */
-export function routeJobs<C extends JobCatalog>(handlers: { [N in JobName<C>]: (job: Extract<JobRun<C>, { name: N }>) => Promise<unknown> }): JobHandler<C> {
+export function routeJobs<C extends JobCatalog>(
+  handlers: { [N in JobName<C>]: (job: Extract<JobRun<C>, { name: N }>) => Promise<unknown> },
+): JobHandler<C> {
   return (job) => (handlers[job.name as JobName<C>] as (j: JobRun<C>) => Promise<unknown>)(job);
 }

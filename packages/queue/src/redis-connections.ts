@@ -18,10 +18,23 @@ export function workerConnection(url: string, extra: RedisOptions = {}): Redis {
 export async function waitReady(conn: Redis, timeoutMs = 5000): Promise<void> {
   if (conn.status === "ready") return;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => { cleanup(); reject(new Error(`Redis not ready after ${timeoutMs} ms`)); }, timeoutMs);
-    const onReady = () => { cleanup(); resolve(); };
-    const onError = (err: Error) => { cleanup(); reject(err); };
-    const cleanup = () => { clearTimeout(timer); conn.off("ready", onReady); conn.off("error", onError); };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`Redis not ready after ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      conn.off("ready", onReady);
+      conn.off("error", onError);
+    };
     conn.once("ready", onReady);
     conn.once("error", onError);
   });

@@ -16,7 +16,11 @@ export async function runAttempt<T>(
   const onClose = () => ctrl.abort(closeSignal.reason);
   closeSignal.addEventListener("abort", onClose, { once: true });
   const aborted = new Promise<never>((_, reject) => {
-    ctrl.signal.addEventListener("abort", () => reject(ctrl.signal.reason instanceof Error ? ctrl.signal.reason : new Error(String(ctrl.signal.reason))), { once: true });
+    ctrl.signal.addEventListener(
+      "abort",
+      () => reject(ctrl.signal.reason instanceof Error ? ctrl.signal.reason : new Error(String(ctrl.signal.reason))),
+      { once: true },
+    );
   });
   aborted.catch(() => {});
   if (timeoutMs > 0) timer = setTimeout(() => ctrl.abort(new JobTimeoutError(name, timeoutMs)), timeoutMs);

@@ -6,7 +6,10 @@ import { describeJobQueueContract } from "./support/queue-contract.ts";
 import { testJobs } from "./support/test-catalog.ts";
 
 const redisUrl = inject("redisUrl");
-if (!redisUrl) console.warn("\n!!! NO REDIS: the BullMQ JobQueue suite is SKIPPED. Set REDIS_URL (e.g. redis://127.0.0.1:6379) to run it. !!!\n");
+if (!redisUrl)
+  console.warn(
+    "\n!!! NO REDIS: the BullMQ JobQueue suite is SKIPPED. Set REDIS_URL (e.g. redis://127.0.0.1:6379) to run it. !!!\n",
+  );
 
 // Every queue of this file lives under one random prefix, deleted afterwards.
 const prefix = `condense-test-${randomBytes(5).toString("hex")}`;
@@ -14,7 +17,15 @@ let n = 0;
 
 describeJobQueueContract(
   "bullmq",
-  async () => createBullmqQueue({ catalog: testJobs, redisUrl, prefix, queueName: `q${n++}`, lockDurationMs: 2000, stalledIntervalMs: 1000 }),
+  async () =>
+    createBullmqQueue({
+      catalog: testJobs,
+      redisUrl,
+      prefix,
+      queueName: `q${n++}`,
+      lockDurationMs: 2000,
+      stalledIntervalMs: 1000,
+    }),
   { skip: !redisUrl },
 );
 

@@ -1,7 +1,11 @@
 /** In-process breaker state for the embedded mode (one process runs API and worker). */
 import type { BreakerSnapshot, BreakerStore } from "./breaker-store.ts";
 
-interface Entry { since: number; lastProbeAt: number; probeUntil: number }
+interface Entry {
+  since: number;
+  lastProbeAt: number;
+  probeUntil: number;
+}
 
 /** `now` arguments come from the caller, so tests drive time without timers. */
 export function createMemoryBreakerStore(): BreakerStore {
@@ -9,7 +13,9 @@ export function createMemoryBreakerStore(): BreakerStore {
   return {
     async read(key): Promise<BreakerSnapshot> {
       const e = entries.get(key);
-      return e ? { mode: "fallback", since: e.since, lastProbeAt: e.lastProbeAt } : { mode: "primary", since: null, lastProbeAt: null };
+      return e
+        ? { mode: "fallback", since: e.since, lastProbeAt: e.lastProbeAt }
+        : { mode: "primary", since: null, lastProbeAt: null };
     },
     async enterFallback(key, now, cooldownMs) {
       if (entries.has(key)) return false;

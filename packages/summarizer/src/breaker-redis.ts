@@ -29,21 +29,41 @@ redis.call('DEL', KEYS[2], KEYS[3])
 return n`;
 
 export function createRedisBreakerStore(redis: Redis, prefix: string): BreakerStore {
-  const keys = (key: string) => ({ mode: `${prefix}${key}:mode`, probe: `${prefix}${key}:probe`, lastProbe: `${prefix}${key}:last-probe` });
+  const keys = (key: string) => ({
+    mode: `${prefix}${key}:mode`,
+    probe: `${prefix}${key}:probe`,
+    lastProbe: `${prefix}${key}:last-probe`,
+  });
   return {
     async read(key): Promise<BreakerSnapshot> {
       const k = keys(key);
       const [mode, lastProbe] = await redis.mget(k.mode, k.lastProbe);
       if (mode == null) return { mode: "primary", since: null, lastProbeAt: null };
-      return { mode: "fallback", since: Number(mode), lastProbeAt: lastProbe == null ? Number(mode) : Number(lastProbe) };
+      return {
+        mode: "fallback",
+        since: Number(mode),
+        lastProbeAt: lastProbe == null ? Number(mode) : Number(lastProbe),
+      };
     },
     async enterFallback(key, now, cooldownMs) {
       const k = keys(key);
-      return (await redis.eval(ENTER, 3, k.mode, k.probe, k.lastProbe, String(now), String(Math.max(1, cooldownMs)))) === 1;
+      return (
+        (await redis.eval(ENTER, 3, k.mode, k.probe, k.lastProbe, String(now), String(Math.max(1, cooldownMs)))) === 1
+      );
     },
     async claimProbe(key, now, cooldownMs) {
       const k = keys(key);
-      return (await redis.eval(CLAIM_PROBE, 3, k.mode, k.probe, k.lastProbe, String(now), String(Math.max(1, cooldownMs)))) === 1;
+      return (
+        (await redis.eval(
+          CLAIM_PROBE,
+          3,
+          k.mode,
+          k.probe,
+          k.lastProbe,
+          String(now),
+          String(Math.max(1, cooldownMs)),
+        )) === 1
+      );
     },
     async recover(key) {
       const k = keys(key);

@@ -22,12 +22,14 @@ export const customModelSchema = z.object({
   contextWindow: z.number().int().positive().default(128_000),
   maxTokens: z.number().int().positive().default(8192),
   /** USD per million tokens, the same unit pi-ai's catalogue uses. */
-  cost: z.object({
-    input: z.number().nonnegative().default(0),
-    output: z.number().nonnegative().default(0),
-    cacheRead: z.number().nonnegative().default(0),
-    cacheWrite: z.number().nonnegative().default(0),
-  }).default({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }),
+  cost: z
+    .object({
+      input: z.number().nonnegative().default(0),
+      output: z.number().nonnegative().default(0),
+      cacheRead: z.number().nonnegative().default(0),
+      cacheWrite: z.number().nonnegative().default(0),
+    })
+    .default({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }),
 });
 export type CustomModelConfig = z.infer<typeof customModelSchema>;
 

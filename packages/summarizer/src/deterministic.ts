@@ -7,8 +7,25 @@
 import type { CapturedBatch, CapturedToolCall } from "@condense/core";
 import { callFacts, cutLine } from "./facts.ts";
 
-const KEY_ARGS = ["path", "file_path", "filePath", "file", "paths", "command", "cmd", "pattern", "regex", "query", "url", "action", "glob", "name", "id"];
-const COUNT_LINE = /\b\d[\d,.]*\s+(?:tests?|passed|failed|failing|passing|errors?|warnings?|files?|matches|results?|packages?|lines|skipped|todo|insertions?|deletions?|changed)\b/i;
+const KEY_ARGS = [
+  "path",
+  "file_path",
+  "filePath",
+  "file",
+  "paths",
+  "command",
+  "cmd",
+  "pattern",
+  "regex",
+  "query",
+  "url",
+  "action",
+  "glob",
+  "name",
+  "id",
+];
+const COUNT_LINE =
+  /\b\d[\d,.]*\s+(?:tests?|passed|failed|failing|passing|errors?|warnings?|files?|matches|results?|packages?|lines|skipped|todo|insertions?|deletions?|changed)\b/i;
 const MEANINGFUL = /[A-Za-z0-9]{2}/;
 const MIN_CALL_BUDGET = 240;
 const MAX_CALL_BUDGET = 1600;
@@ -47,13 +64,19 @@ function meaningfulLines(text: string): string[] {
   return text.split("\n").filter((l) => MEANINGFUL.test(l) && !/^\s*(?:```|---|===)/.test(l));
 }
 
-export function deterministicCallBullet(call: CapturedToolCall, ref: string | undefined, options: DeterministicOptions = {}): string {
+export function deterministicCallBullet(
+  call: CapturedToolCall,
+  ref: string | undefined,
+  options: DeterministicOptions = {},
+): string {
   const share = options.maxShare ?? 0.25;
   // Small outputs get a small floor, so a bullet never dwarfs the output it stands for.
   const floor = Math.min(MIN_CALL_BUDGET, Math.floor(call.resultText.length * 0.6));
   const budget = Math.min(MAX_CALL_BUDGET, Math.max(floor, Math.floor(call.resultText.length * share)));
   const facts = callFacts(call);
-  const outcome = [call.isError ? "error" : "ok", facts.exitCode !== undefined ? `exit ${facts.exitCode}` : ""].filter(Boolean).join(", ");
+  const outcome = [call.isError ? "error" : "ok", facts.exitCode !== undefined ? `exit ${facts.exitCode}` : ""]
+    .filter(Boolean)
+    .join(", ");
   const args = keyArgs(call.args);
   const head = `- ${ref ? `\`${ref}\` ` : ""}${call.toolName}${args ? ` ${args}` : ""} → ${outcome} · ${sizeOf(call.resultText)}`;
 
@@ -61,7 +84,10 @@ export function deterministicCallBullet(call: CapturedToolCall, ref: string | un
   const candidates: string[] = [
     ...facts.errors.map((e) => `  ! ${e}`),
     ...facts.failingTests.map((t) => `  ✗ ${t}`),
-    ...lines.filter((l) => COUNT_LINE.test(l)).slice(0, 2).map((l) => `  # ${cutLine(l)}`),
+    ...lines
+      .filter((l) => COUNT_LINE.test(l))
+      .slice(0, 2)
+      .map((l) => `  # ${cutLine(l)}`),
   ];
   if (facts.paths.length) candidates.push(`  paths: ${facts.paths.join(", ")}`);
   if (facts.urls.length) candidates.push(`  urls: ${facts.urls.join(" ")}`);
@@ -84,7 +110,11 @@ export function deterministicCallBullet(call: CapturedToolCall, ref: string | un
 }
 
 /** The batch body (no ref footer): one bullet per call, labelled with the call's ref. */
-export function deterministicBatchBody(batch: Pick<CapturedBatch, "toolCalls">, refs: readonly string[], options: DeterministicOptions = {}): string {
+export function deterministicBatchBody(
+  batch: Pick<CapturedBatch, "toolCalls">,
+  refs: readonly string[],
+  options: DeterministicOptions = {},
+): string {
   return batch.toolCalls.map((call, i) => deterministicCallBullet(call, refs[i], options)).join("\n");
 }
 

@@ -18,12 +18,20 @@ export interface Fact {
 }
 
 /** Per-call limits; the order of FACT_PRIORITY is also the order the guard restores missing facts in. */
-export const FACT_LIMITS: Readonly<Record<FactKind, number>> = { error: 3, exit: 1, test: 4, path: 6, url: 3, identifier: 5 };
+export const FACT_LIMITS: Readonly<Record<FactKind, number>> = {
+  error: 3,
+  exit: 1,
+  test: 4,
+  path: 6,
+  url: 3,
+  identifier: 5,
+};
 export const FACT_PRIORITY: readonly FactKind[] = ["error", "exit", "test", "path", "url", "identifier"];
 export const FACT_LINE_MAX = 160;
 
 // Lines that report a failure, not lines of code that merely mention errors.
-const ERROR_LINE = /^\s*(?:[\w./-]+:\d+(?::\d+)?:?\s*)?(?:error\b|ERROR\b|Error:|fatal\b|FATAL\b|panic:|Traceback\b|Exception\b|[A-Z]\w*(?:Error|Exception):|npm ERR!|E[A-Z]{3,}\b:|error\[|✖)|\berror TS\d+\b|\bCommand (?:exited|failed) with code [1-9]|\b(?:No such file or directory|Permission denied|command not found|not found:|Cannot find module|Segmentation fault)\b/;
+const ERROR_LINE =
+  /^\s*(?:[\w./-]+:\d+(?::\d+)?:?\s*)?(?:error\b|ERROR\b|Error:|fatal\b|FATAL\b|panic:|Traceback\b|Exception\b|[A-Z]\w*(?:Error|Exception):|npm ERR!|E[A-Z]{3,}\b:|error\[|✖)|\berror TS\d+\b|\bCommand (?:exited|failed) with code [1-9]|\b(?:No such file or directory|Permission denied|command not found|not found:|Cannot find module|Segmentation fault)\b/;
 const EXIT_CODE = /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exit code|status code)[:=\s]+(-?\d+)\b/i;
 const FAILING_TEST = /^\s*(?:FAIL(?:ED)?|✗|×|✕|not ok \d+(?: -)?)\s+(.{3,})$/;
 const PATH = /(?:~|\.{1,2})?\/?(?:[\w@.+-]+\/)+[\w@+-][\w@.+-]*\.[A-Za-z][A-Za-z0-9]{0,7}\b/g;
@@ -33,7 +41,13 @@ const ARG_PATH_KEYS = ["path", "file_path", "filePath", "file", "paths", "cwd"];
 
 /** Identifier-shaped: snake_case, camelCase, dotted member access or letters with digits. */
 function codeLike(word: string): boolean {
-  return word.length >= 5 && (/_/.test(word.slice(1)) || /[a-z][A-Z]/.test(word) || /[A-Za-z]\.[A-Za-z]/.test(word) || (/\d/.test(word) && /[A-Za-z]{2}/.test(word)));
+  return (
+    word.length >= 5 &&
+    (/_/.test(word.slice(1)) ||
+      /[a-z][A-Z]/.test(word) ||
+      /[A-Za-z]\.[A-Za-z]/.test(word) ||
+      (/\d/.test(word) && /[A-Za-z]{2}/.test(word)))
+  );
 }
 
 export function cutLine(line: string, max = FACT_LINE_MAX): string {
@@ -96,7 +110,11 @@ export function callFacts(call: CapturedToolCall): CallFacts {
 }
 
 /** Identifiers of the output that the assistant's later text also uses (it relied on them). */
-export function laterReferencedIdentifiers(call: CapturedToolCall, laterWords: ReadonlySet<string>, exclude: ReadonlySet<string>): string[] {
+export function laterReferencedIdentifiers(
+  call: CapturedToolCall,
+  laterWords: ReadonlySet<string>,
+  exclude: ReadonlySet<string>,
+): string[] {
   const out: string[] = [];
   if (laterWords.size === 0) return out;
   for (const w of call.resultText.match(WORD) ?? []) {
@@ -107,7 +125,7 @@ export function laterReferencedIdentifiers(call: CapturedToolCall, laterWords: R
 }
 
 export function wordsOf(text: string | undefined): Set<string> {
-  return new Set(text ? text.match(WORD) ?? [] : []);
+  return new Set(text ? (text.match(WORD) ?? []) : []);
 }
 
 export function extractFacts(calls: readonly CapturedToolCall[], laterText?: string): Fact[] {
@@ -121,7 +139,8 @@ export function extractFacts(calls: readonly CapturedToolCall[], laterText?: str
     for (const p of f.paths) facts.push({ kind: "path", value: p, call: i });
     for (const u of f.urls) facts.push({ kind: "url", value: u, call: i });
     const seen = new Set<string>([...f.paths, ...f.urls]);
-    for (const id of laterReferencedIdentifiers(call, later, seen)) facts.push({ kind: "identifier", value: id, call: i });
+    for (const id of laterReferencedIdentifiers(call, later, seen))
+      facts.push({ kind: "identifier", value: id, call: i });
   });
   return facts;
 }
@@ -131,7 +150,10 @@ const squash = (s: string) => s.replace(/\s+/g, " ");
 /** Verbatim presence (whitespace-insensitive); an exit code counts when stated as an exit code. */
 export function factPresent(fact: Fact, summary: string, squashed = squash(summary)): boolean {
   if (fact.kind === "exit") {
-    return new RegExp(`\\bexit(?:ed)?(?: with)?(?: code| status)?[:=\\s]*${fact.value.replace("-", "\\-")}\\b`, "i").test(summary);
+    return new RegExp(
+      `\\bexit(?:ed)?(?: with)?(?: code| status)?[:=\\s]*${fact.value.replace("-", "\\-")}\\b`,
+      "i",
+    ).test(summary);
   }
   // A cut line is present when its kept part is (the summary need not copy the ellipsis).
   const value = fact.value.endsWith("…") ? fact.value.slice(0, -1) : fact.value;

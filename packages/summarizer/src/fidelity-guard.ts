@@ -28,10 +28,14 @@ const HEADER = "\n\nKept verbatim from the outputs:";
 
 function renderFact(f: Fact): string {
   switch (f.kind) {
-    case "exit": return `exit ${f.value}`;
-    case "error": return `! ${f.value}`;
-    case "test": return `✗ ${f.value}`;
-    default: return `\`${f.value.replace(/`/g, "'")}\``;
+    case "exit":
+      return `exit ${f.value}`;
+    case "error":
+      return `! ${f.value}`;
+    case "test":
+      return `✗ ${f.value}`;
+    default:
+      return `\`${f.value.replace(/`/g, "'")}\``;
   }
 }
 
@@ -54,17 +58,26 @@ export function applyFidelityGuard(input: FidelityGuardInput): FidelityGuardResu
   const dropped: Fact[] = [];
   for (const f of queue) {
     const piece = renderFact(f);
-    const line = kept.has(f.call) ? 0 : `\n- ${input.refs?.[f.call] ? `\`${input.refs[f.call]}\`` : `call ${f.call + 1}`}:`.length;
+    const line = kept.has(f.call)
+      ? 0
+      : `\n- ${input.refs?.[f.call] ? `\`${input.refs[f.call]}\`` : `call ${f.call + 1}`}:`.length;
     const cost = line + 1 + piece.length + 1;
-    if (length + cost > maxChars) { dropped.push(f); continue; }
+    if (length + cost > maxChars) {
+      dropped.push(f);
+      continue;
+    }
     length += cost;
     kept.set(f.call, [...(kept.get(f.call) ?? []), piece]);
   }
 
   let text = input.summary;
   if (kept.size > 0) {
-    const lines = [...kept.entries()].sort(([a], [b]) => a - b).map(([call, pieces]) =>
-      `- ${input.refs?.[call] ? `\`${input.refs[call]}\`` : `call ${call + 1}`}: ${pieces.join(" ")}`);
+    const lines = [...kept.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(
+        ([call, pieces]) =>
+          `- ${input.refs?.[call] ? `\`${input.refs[call]}\`` : `call ${call + 1}`}: ${pieces.join(" ")}`,
+      );
     text = `${input.summary}${HEADER}\n${lines.join("\n")}`;
   }
   const appended = missing.length - dropped.length;

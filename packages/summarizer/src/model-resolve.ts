@@ -5,6 +5,7 @@
  */
 import { getEnvApiKey, getModel, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
 import type { CustomModelConfig, SummarizerConfig } from "./config.ts";
+import { processEnv } from "@condense/config";
 
 export interface ResolvedModel {
   /** `provider/model-id`: the label in logs, metrics, attempts and breaker keys. */
@@ -12,6 +13,12 @@ export interface ResolvedModel {
   model: Model<Api>;
   /** Undefined when no key is configured: the attempt then fails as `auth` before any request. */
   apiKey: string | undefined;
+  /** Request headers resolved with the key (pi's registry gives both). */
+  headers?: Record<string, string>;
+  /** Why the key could not be resolved (a handed-off model's auth failure): the attempt is `auth`, no stream. */
+  authError?: string;
+  /** Keyless endpoints (a local server that takes no key): send a placeholder instead of failing as `auth`. */
+  keyOptional?: boolean;
 }
 
 /** Settings that mean "no model": the deterministic summarizer does the work. */
@@ -48,7 +55,8 @@ function customToModel(c: CustomModelConfig): Model<Api> {
 
 function keyFor(provider: string, config: SummarizerConfig, custom?: CustomModelConfig): string | undefined {
   if (custom?.apiKey) return custom.apiKey;
-  if (custom?.apiKeyEnv) return process.env[custom.apiKeyEnv] || undefined;
+  // A custom model names the variable that holds its key (documented with the env table).
+  if (custom?.apiKeyEnv) return processEnv()[custom.apiKeyEnv]?.trim() || undefined;
   return config.apiKeys[provider] ?? getEnvApiKey(provider) ?? undefined;
 }
 
@@ -57,7 +65,8 @@ export function resolveModel(ref: string | null | undefined, config: SummarizerC
   if (isNoModel(ref)) return null;
   const { provider, id } = splitModelRef(ref!.trim());
   const custom = config.customModels.find((m) => m.provider === provider && m.id === id);
-  if (custom) return { label: `${provider}/${id}`, model: customToModel(custom), apiKey: keyFor(provider, config, custom) };
+  if (custom)
+    return { label: `${provider}/${id}`, model: customToModel(custom), apiKey: keyFor(provider, config, custom) };
   if (!(getProviders() as string[]).includes(provider)) {
     throw new Error(`summarizer model "${ref}": unknown provider "${provider}" (add it under customModels)`);
   }

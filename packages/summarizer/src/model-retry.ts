@@ -19,8 +19,14 @@ class TransientAttempt extends Error {
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new SummarizerAbortError(signal.reason));
-    const timer = setTimeout(() => { signal?.removeEventListener("abort", onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(timer); reject(new SummarizerAbortError(signal?.reason)); };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new SummarizerAbortError(signal?.reason));
+    };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -37,26 +43,30 @@ export async function attemptWithRetries(
 ): Promise<AttemptResult> {
   const signal = attemptOptions.signal;
   try {
-    return await pRetry(async () => {
-      const attempt = await runAttempt(target, prompt, attemptOptions);
-      onAttempt(attempt);
-      if (attempt.outcome === "transient") throw new TransientAttempt(attempt);
-      return attempt;
-    }, {
-      retries: policy.retries,
-      minTimeout: policy.retryMinDelayMs,
-      maxTimeout: Math.max(policy.retryMinDelayMs, policy.retryMaxDelayMs),
-      factor: 2,
-      randomize: true,
-      ...(signal ? { signal } : {}),
-      shouldRetry: ({ error }) => error instanceof TransientAttempt
-        && (error.attempt.retryAfterMs === undefined || error.attempt.retryAfterMs <= policy.maxRetryAfterMs),
-      // p-retry adds its own jittered backoff after this; waiting here first honours Retry-After.
-      onFailedAttempt: async ({ error, retriesLeft }) => {
-        const wait = error instanceof TransientAttempt ? error.attempt.retryAfterMs : undefined;
-        if (wait !== undefined && retriesLeft > 0 && wait <= policy.maxRetryAfterMs) await sleep(wait, signal);
+    return await pRetry(
+      async () => {
+        const attempt = await runAttempt(target, prompt, attemptOptions);
+        onAttempt(attempt);
+        if (attempt.outcome === "transient") throw new TransientAttempt(attempt);
+        return attempt;
       },
-    });
+      {
+        retries: policy.retries,
+        minTimeout: policy.retryMinDelayMs,
+        maxTimeout: Math.max(policy.retryMinDelayMs, policy.retryMaxDelayMs),
+        factor: 2,
+        randomize: true,
+        ...(signal ? { signal } : {}),
+        shouldRetry: ({ error }) =>
+          error instanceof TransientAttempt &&
+          (error.attempt.retryAfterMs === undefined || error.attempt.retryAfterMs <= policy.maxRetryAfterMs),
+        // p-retry adds its own jittered backoff after this; waiting here first honours Retry-After.
+        onFailedAttempt: async ({ error, retriesLeft }) => {
+          const wait = error instanceof TransientAttempt ? error.attempt.retryAfterMs : undefined;
+          if (wait !== undefined && retriesLeft > 0 && wait <= policy.maxRetryAfterMs) await sleep(wait, signal);
+        },
+      },
+    );
   } catch (error) {
     if (signal?.aborted) throw new SummarizerAbortError(signal.reason);
     if (error instanceof TransientAttempt) return error.attempt;

@@ -42,6 +42,12 @@ export interface OutageRouterDeps {
   metrics: SummarizerMetrics;
   now: () => number;
   workerId: string;
+  /**
+   * Enter fallback mode even when the fallback is the deterministic summarizer (default true: a fleet
+   * stops calling a down provider). False for a session's own model without a distinct fallback:
+   * the single-attempt path (CAP-SUM-8) keeps no outage state, so every batch tries the model again.
+   */
+  breakerWithoutFallbackModel?: boolean;
 }
 
 export const DETERMINISTIC_LABEL = "deterministic";
@@ -52,12 +58,24 @@ export function createOutageRouter(deps: OutageRouterDeps): OutageRouter {
   const fallbackLabel = fallback?.label ?? DETERMINISTIC_LABEL;
 
   async function tryModel(
-    target: ResolvedModel, role: "primary" | "fallback", probe: boolean, prompt: string, signal: AbortSignal | undefined,
-    kind: string, attempts: SummarizerAttempt[], events: SummarizerEvent[],
+    target: ResolvedModel,
+    role: "primary" | "fallback",
+    probe: boolean,
+    prompt: string,
+    signal: AbortSignal | undefined,
+    kind: string,
+    attempts: SummarizerAttempt[],
+    events: SummarizerEvent[],
   ): Promise<AttemptResult> {
     const record = (a: AttemptResult) => {
       const entry: SummarizerAttempt = {
-        model: target.label, role, probe, outcome: a.outcome, durationMs: a.durationMs, usage: a.usage, cost: a.cost,
+        model: target.label,
+        role,
+        probe,
+        outcome: a.outcome,
+        durationMs: a.durationMs,
+        usage: a.usage,
+        cost: a.cost,
         ...(a.detail !== undefined ? { detail: a.detail } : {}),
         ...(a.status !== undefined ? { status: a.status } : {}),
         ...(a.timedOut ? { timedOut: a.timedOut } : {}),
@@ -66,19 +84,45 @@ export function createOutageRouter(deps: OutageRouterDeps): OutageRouter {
       attempts.push(entry);
       metrics.attempts.inc({ model: target.label, outcome: a.outcome });
       metrics.costUsd.inc({ model: target.label }, a.cost);
-      for (const k of ["input", "output", "cacheRead", "cacheWrite"] as const) metrics.tokens.inc({ model: target.label, kind: k }, a.usage[k]);
-      const log = { event: "summarizer.attempt", workerId, kind, model: target.label, role, probe, outcome: a.outcome,
-        status: a.status, timedOut: a.timedOut, retryAfterMs: a.retryAfterMs, durationMs: a.durationMs,
-        inputTokens: a.usage.input, outputTokens: a.usage.output, cost: a.cost, detail: a.detail };
-      if (a.outcome === "ok") { logger.info(log, "summarizer attempt succeeded"); return; }
+      for (const k of ["input", "output", "cacheRead", "cacheWrite"] as const)
+        metrics.tokens.inc({ model: target.label, kind: k }, a.usage[k]);
+      const log = {
+        event: "summarizer.attempt",
+        workerId,
+        kind,
+        model: target.label,
+        role,
+        probe,
+        outcome: a.outcome,
+        status: a.status,
+        timedOut: a.timedOut,
+        retryAfterMs: a.retryAfterMs,
+        durationMs: a.durationMs,
+        inputTokens: a.usage.input,
+        outputTokens: a.usage.output,
+        cost: a.cost,
+        detail: a.detail,
+      };
+      if (a.outcome === "ok") {
+        logger.info(log, "summarizer attempt succeeded");
+        return;
+      }
       if (a.timedOut) {
         const seconds = (a.timedOut === "idle" ? config.summarizerIdleTimeoutMs : config.summarizerMaxTimeoutMs) / 1000;
-        events.push(a.timedOut === "idle" ? { kind: "stalled", model: target.label, seconds } : { kind: "ceiling-exceeded", model: target.label, seconds });
+        events.push(
+          a.timedOut === "idle"
+            ? { kind: "stalled", model: target.label, seconds }
+            : { kind: "ceiling-exceeded", model: target.label, seconds },
+        );
         logger.warn(log, `${a.detail}; attempt abandoned`);
         return;
       }
       events.push({ kind: "attempt-failed", model: target.label, outcome: a.outcome, message: a.detail ?? a.outcome });
-      (a.outcome === "unusable" ? logger.info : logger.warn).call(logger, log, `summarizer attempt ${a.outcome}: ${a.detail ?? ""}`);
+      (a.outcome === "unusable" ? logger.info : logger.warn).call(
+        logger,
+        log,
+        `summarizer attempt ${a.outcome}: ${a.detail ?? ""}`,
+      );
     };
     const options = {
       idleMs: config.summarizerIdleTimeoutMs,
@@ -98,8 +142,10 @@ export function createOutageRouter(deps: OutageRouterDeps): OutageRouter {
     if (!switched) return;
     metrics.transitions.inc({ primary: primary.label, to: "fallback" });
     events.push({ kind: "fallback-entered", primary: primary.label, fallback: fallbackLabel });
-    logger.warn({ event: "summarizer.fallback-entered", workerId, primary: primary.label, fallback: fallbackLabel },
-      `summarizer model ${primary.label} is failing; the fleet uses ${fallbackLabel} until it recovers`);
+    logger.warn(
+      { event: "summarizer.fallback-entered", workerId, primary: primary.label, fallback: fallbackLabel },
+      `summarizer model ${primary.label} is failing; the fleet uses ${fallbackLabel} until it recovers`,
+    );
   }
 
   async function announceRecovery(events: SummarizerEvent[]): Promise<void> {
@@ -108,7 +154,10 @@ export function createOutageRouter(deps: OutageRouterDeps): OutageRouter {
     if (!switched) return;
     metrics.transitions.inc({ primary: primary.label, to: "primary" });
     events.push({ kind: "primary-recovered", primary: primary.label });
-    logger.info({ event: "summarizer.primary-recovered", workerId, primary: primary.label }, `summarizer model ${primary.label} recovered`);
+    logger.info(
+      { event: "summarizer.primary-recovered", workerId, primary: primary.label },
+      `summarizer model ${primary.label} recovered`,
+    );
   }
 
   return {
@@ -116,20 +165,39 @@ export function createOutageRouter(deps: OutageRouterDeps): OutageRouter {
     async route(prompt, signal, kind) {
       const attempts: SummarizerAttempt[] = [];
       const events: SummarizerEvent[] = [];
-      const done = (text: string | null, source: BodySource, model: string, reason?: RoutedText["deterministicReason"]): RoutedText =>
-        ({ text, bodySource: source, model, attempts, events, ...(reason ? { deterministicReason: reason } : {}) });
+      const done = (
+        text: string | null,
+        source: BodySource,
+        model: string,
+        reason?: RoutedText["deterministicReason"],
+      ): RoutedText => ({
+        text,
+        bodySource: source,
+        model,
+        attempts,
+        events,
+        ...(reason ? { deterministicReason: reason } : {}),
+      });
       const viaFallback = async (): Promise<RoutedText> => {
         if (!fallback) return done(null, "deterministic", DETERMINISTIC_LABEL, "all-models-failed");
         const fb = await tryModel(fallback, "fallback", false, prompt, signal, kind, attempts, events);
         if (fb.outcome === "ok") return done(fb.text, "llm-fallback", fallback.label);
-        return done(null, "deterministic", DETERMINISTIC_LABEL, fb.outcome === "unusable" ? "unusable-output" : "all-models-failed");
+        return done(
+          null,
+          "deterministic",
+          DETERMINISTIC_LABEL,
+          fb.outcome === "unusable" ? "unusable-output" : "all-models-failed",
+        );
       };
 
       const state = await store.read(breakerKey);
       metrics.fallbackActive.set({ primary: primary.label }, state.mode === "fallback" ? 1 : 0);
       if (state.mode === "fallback") {
         if (await store.claimProbe(breakerKey, now(), config.breakerCooldownMs)) {
-          logger.info({ event: "summarizer.probe", workerId, primary: primary.label }, `probing summarizer model ${primary.label}`);
+          logger.info(
+            { event: "summarizer.probe", workerId, primary: primary.label },
+            `probing summarizer model ${primary.label}`,
+          );
           const probe = await tryModel(primary, "primary", true, prompt, signal, kind, attempts, events);
           if (probe.outcome === "ok") {
             await announceRecovery(events);
@@ -145,7 +213,8 @@ export function createOutageRouter(deps: OutageRouterDeps): OutageRouter {
       if (first.outcome === "unusable") return done(null, "deterministic", DETERMINISTIC_LABEL, "unusable-output");
       const routed = await viaFallback();
       // Only a transient primary failure is an outage; a rejected key is a config problem, not fleet state.
-      if (first.outcome === "transient") await announceFallback(events);
+      if (first.outcome === "transient" && (fallback || (deps.breakerWithoutFallbackModel ?? true)))
+        await announceFallback(events);
       return routed;
     },
   };

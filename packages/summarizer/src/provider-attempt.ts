@@ -51,7 +51,13 @@ function usageOf(message: AssistantMessage | undefined): { usage: SummaryUsage; 
   if (!message) return { usage: zeroUsage(), cost: 0 };
   const u = message.usage;
   return {
-    usage: { input: u.input, output: u.output, cacheRead: u.cacheRead, cacheWrite: u.cacheWrite, totalTokens: u.totalTokens },
+    usage: {
+      input: u.input,
+      output: u.output,
+      cacheRead: u.cacheRead,
+      cacheWrite: u.cacheWrite,
+      totalTokens: u.totalTokens,
+    },
     cost: u.cost.total,
   };
 }
@@ -60,8 +66,19 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   if (opts.signal?.aborted) throw new SummarizerAbortError(opts.signal.reason);
-  if (!target.apiKey) {
-    return { outcome: "auth", text: "", detail: `no API key for provider ${target.model.provider}`, usage: zeroUsage(), cost: 0, durationMs: elapsed() };
+  // CAP-SUM-5: auth is resolved before the stream and the timers; a failure is `auth`, never retried.
+  if (target.authError) {
+    return { outcome: "auth", text: "", detail: target.authError, usage: zeroUsage(), cost: 0, durationMs: elapsed() };
+  }
+  if (!target.apiKey && !target.keyOptional) {
+    return {
+      outcome: "auth",
+      text: "",
+      detail: `no API key for provider ${target.model.provider}`,
+      usage: zeroUsage(),
+      cost: 0,
+      durationMs: elapsed(),
+    };
   }
 
   const local = new AbortController();
@@ -72,12 +89,17 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
   const armIdle = () => {
     if (opts.idleMs <= 0) return;
     clearTimeout(idle);
-    idle = setTimeout(() => { timedOut ??= "idle"; local.abort(); }, opts.idleMs);
+    idle = setTimeout(() => {
+      timedOut ??= "idle";
+      local.abort();
+    }, opts.idleMs);
   };
 
   // CAP-SUM-4: "default" and "off" both send no reasoning level (pi-ai 0.73 has no distinct "off" wire form).
   const options: SimpleStreamOptions = {
-    apiKey: target.apiKey,
+    // pi-ai's providers refuse an empty key; a keyless endpoint ignores whatever is sent.
+    apiKey: target.apiKey || "none",
+    ...(target.headers && Object.keys(target.headers).length > 0 ? { headers: target.headers } : {}),
     signal,
     maxTokens: Math.min(opts.maxOutputTokens, target.model.maxTokens || opts.maxOutputTokens),
     maxRetries: 0, // retries are ours (p-retry), so Retry-After and the fallback stay under one policy
@@ -86,9 +108,14 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
 
   let final: AssistantMessage | undefined;
   const { observation, result: stream } = observeResponses(() =>
-    streamSimple(target.model, { messages: [{ role: "user", content: prompt, timestamp: Date.now() }] }, options));
+    streamSimple(target.model, { messages: [{ role: "user", content: prompt, timestamp: Date.now() }] }, options),
+  );
   armIdle();
-  if (opts.ceilingMs > 0) ceiling = setTimeout(() => { timedOut ??= "ceiling"; local.abort(); }, opts.ceilingMs);
+  if (opts.ceilingMs > 0)
+    ceiling = setTimeout(() => {
+      timedOut ??= "ceiling";
+      local.abort();
+    }, opts.ceilingMs);
   try {
     for await (const event of stream) {
       armIdle();
@@ -99,7 +126,14 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
     // The event stream reports failures as events; a throw here is a library fault, still transient.
     final = undefined;
     if (opts.signal?.aborted) throw new SummarizerAbortError(opts.signal.reason);
-    return { outcome: "transient", text: "", detail: String(error), usage: zeroUsage(), cost: 0, durationMs: elapsed() };
+    return {
+      outcome: "transient",
+      text: "",
+      detail: String(error),
+      usage: zeroUsage(),
+      cost: 0,
+      durationMs: elapsed(),
+    };
   } finally {
     clearTimeout(idle);
     clearTimeout(ceiling);
@@ -107,12 +141,18 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
 
   if (opts.signal?.aborted) throw new SummarizerAbortError(opts.signal.reason);
   const { usage, cost } = usageOf(final);
-  const base = { usage, cost, durationMs: elapsed(), ...(observation.status !== undefined ? { status: observation.status } : {}) };
+  const base = {
+    usage,
+    cost,
+    durationMs: elapsed(),
+    ...(observation.status !== undefined ? { status: observation.status } : {}),
+  };
   if (timedOut) {
     const seconds = formatSeconds(timedOut === "idle" ? opts.idleMs : opts.ceilingMs);
-    const detail = timedOut === "idle"
-      ? `summarizer ${target.label} stalled (no output for ${seconds}s)`
-      : `summarizer ${target.label} exceeded ${seconds}s ceiling`;
+    const detail =
+      timedOut === "idle"
+        ? `summarizer ${target.label} stalled (no output for ${seconds}s)`
+        : `summarizer ${target.label} exceeded ${seconds}s ceiling`;
     return { ...base, outcome: "transient", text: "", detail, timedOut };
   }
   if (!final || final.stopReason === "error" || final.stopReason === "aborted") {
@@ -128,7 +168,10 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
       ...(httpFailure && observation.retryAfterMs !== undefined ? { retryAfterMs: observation.retryAfterMs } : {}),
     };
   }
-  const text = final.content.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("\n");
+  const text = final.content
+    .filter((b) => b.type === "text")
+    .map((b) => (b as { text: string }).text)
+    .join("\n");
   if (final.stopReason === "length") return { ...base, outcome: "unusable", text, detail: "truncated" };
   if (!text.trim()) return { ...base, outcome: "unusable", text: "", detail: "empty" };
   return { ...base, outcome: "ok", text };

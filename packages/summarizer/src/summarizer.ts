@@ -14,13 +14,19 @@ import { deterministicBatchBody, deterministicFusion } from "./deterministic.ts"
 import { applyFidelityGuard } from "./fidelity-guard.ts";
 import { silentLogger, type SummarizerLogger } from "./logger.ts";
 import { createSummarizerMetrics, type SummarizerMetrics } from "./metrics.ts";
-import { resolveModel } from "./model-resolve.ts";
+import { resolveModel, type ResolvedModel } from "./model-resolve.ts";
 import { createOutageRouter, DETERMINISTIC_LABEL, type OutageRouter, type RoutedText } from "./outage-routing.ts";
 import { buildBatchPrompt, buildFusionPrompt } from "./prompts.ts";
 import {
-  SummarizerAbortError, zeroUsage,
-  type BatchSummary, type FallbackState, type RangeSummary, type SummarizeBatchOptions, type Summarizer,
-  type SummarizerAttempt, type SummaryUsage,
+  SummarizerAbortError,
+  zeroUsage,
+  type BatchSummary,
+  type FallbackState,
+  type RangeSummary,
+  type SummarizeBatchOptions,
+  type Summarizer,
+  type SummarizerAttempt,
+  type SummaryUsage,
 } from "./types.ts";
 
 export interface SummarizerDeps {
@@ -31,6 +37,8 @@ export interface SummarizerDeps {
   registry?: Registry;
   now?: () => number;
   workerId?: string;
+  /** See OutageRouterDeps.breakerWithoutFallbackModel (default true). */
+  breakerWithoutFallbackModel?: boolean;
 }
 
 function sumUsage(attempts: readonly SummarizerAttempt[]): { usage: SummaryUsage; cost: number } {
@@ -69,8 +77,12 @@ interface Engine {
 
 function noModelRoute(): RoutedText {
   return {
-    text: null, bodySource: "deterministic", model: DETERMINISTIC_LABEL, deterministicReason: undefined,
-    attempts: [], events: [{ kind: "deterministic-used", reason: "no-model" }],
+    text: null,
+    bodySource: "deterministic",
+    model: DETERMINISTIC_LABEL,
+    deterministicReason: undefined,
+    attempts: [],
+    events: [{ kind: "deterministic-used", reason: "no-model" }],
   };
 }
 
@@ -85,15 +97,19 @@ function buildSummarizer(engine: Engine): Summarizer {
       // Refs are needed only from here on (see SummarizeBatchOptions.refs).
       const refs = [...(await options.refs)];
       checkRefs(batch, refs);
-      if (routed.text === null && routed.deterministicReason) routed.events.push({ kind: "deterministic-used", reason: routed.deterministicReason });
+      if (routed.text === null && routed.deterministicReason)
+        routed.events.push({ kind: "deterministic-used", reason: routed.deterministicReason });
       const toolNames = batch.toolCalls.map((c) => c.toolName);
-      const body = routed.text !== null
-        ? rewriteInlineRefs(routed.text.trim(), toolNames, refs)
-        : deterministicBatchBody(batch, refs, { maxShare: config.deterministicMaxShare });
+      const body =
+        routed.text !== null
+          ? rewriteInlineRefs(routed.text.trim(), toolNames, refs)
+          : deterministicBatchBody(batch, refs, { maxShare: config.deterministicMaxShare });
       const footer = refFooter(refs);
       const rawChars = batch.toolCalls.reduce((n, c) => n + c.resultText.length, 0);
       const guard = applyFidelityGuard({
-        summary: body, calls: batch.toolCalls, refs,
+        summary: body,
+        calls: batch.toolCalls,
+        refs,
         ...(options.laterText !== undefined ? { laterText: options.laterText } : {}),
         maxChars: Math.max(0, rawChars - footer.length),
       });
@@ -117,13 +133,17 @@ function buildSummarizer(engine: Engine): Summarizer {
     async summarizeRange(chainSummaries, options = {}): Promise<RangeSummary> {
       const started = performance.now();
       if (options.signal?.aborted) throw new SummarizerAbortError(options.signal.reason);
-      const routed = router ? await router.route(buildFusionPrompt(chainSummaries), options.signal, "range") : noModelRoute();
-      if (routed.text === null && routed.deterministicReason) routed.events.push({ kind: "deterministic-used", reason: routed.deterministicReason });
+      const routed = router
+        ? await router.route(buildFusionPrompt(chainSummaries), options.signal, "range")
+        : noModelRoute();
+      if (routed.text === null && routed.deterministicReason)
+        routed.events.push({ kind: "deterministic-used", reason: routed.deterministicReason });
       metrics.bodies.inc({ source: routed.bodySource });
       const { usage, cost } = sumUsage(routed.attempts);
       return {
         text: routed.text !== null ? routed.text.trim() : deterministicFusion(chainSummaries),
-        usage, cost,
+        usage,
+        cost,
         model: routed.model,
         bodySource: routed.bodySource,
         attempts: routed.attempts,
@@ -134,10 +154,22 @@ function buildSummarizer(engine: Engine): Summarizer {
 
     async fallbackState(): Promise<FallbackState> {
       if (!router || !engine.store) {
-        return { mode: "primary", primary: engine.primaryLabel, fallback: engine.fallbackLabel, since: null, lastProbeAt: null };
+        return {
+          mode: "primary",
+          primary: engine.primaryLabel,
+          fallback: engine.fallbackLabel,
+          since: null,
+          lastProbeAt: null,
+        };
       }
       const s = await engine.store.read(router.breakerKey);
-      return { mode: s.mode, primary: engine.primaryLabel, fallback: engine.fallbackLabel, since: s.since, lastProbeAt: s.lastProbeAt };
+      return {
+        mode: s.mode,
+        primary: engine.primaryLabel,
+        fallback: engine.fallbackLabel,
+        since: s.since,
+        lastProbeAt: s.lastProbeAt,
+      };
     },
   };
 }
@@ -148,27 +180,83 @@ function buildSummarizer(engine: Engine): Summarizer {
  */
 export function createSummarizer(configInput: unknown, deps: SummarizerDeps = {}): Summarizer {
   const config = parseSummarizerConfig(configInput);
+  return createSummarizerForModels(
+    config,
+    {
+      primary: resolveModel(config.summarizerModel, config),
+      fallback: resolveModel(config.summarizerFallbackModel, config),
+    },
+    deps,
+  );
+}
+
+/**
+ * A summarizer over models already resolved (a handed-off model, or one of the operator's): the same
+ * routing, outage breaker and deterministic last resort as `createSummarizer`. No primary: deterministic.
+ */
+export function createSummarizerForModels(
+  configInput: unknown,
+  models: { primary: ResolvedModel | null; fallback: ResolvedModel | null },
+  deps: SummarizerDeps = {},
+): Summarizer {
+  const config = parseSummarizerConfig(configInput);
   const logger = deps.logger ?? silentLogger;
   const metrics = createSummarizerMetrics(deps.registry);
-  const primary = resolveModel(config.summarizerModel, config);
-  const fallback = resolveModel(config.summarizerFallbackModel, config);
+  const { primary, fallback } = models;
   if (!primary) {
-    return buildSummarizer({ config, metrics, logger, router: null, primaryLabel: null, fallbackLabel: DETERMINISTIC_LABEL, store: null });
+    return buildSummarizer({
+      config,
+      metrics,
+      logger,
+      router: null,
+      primaryLabel: null,
+      fallbackLabel: DETERMINISTIC_LABEL,
+      store: null,
+    });
   }
+  const distinctFallback = fallback && fallback.label !== primary.label ? fallback : null;
   const store = deps.breakerStore ?? createMemoryBreakerStore();
   const router = createOutageRouter({
-    config, primary, fallback: fallback && fallback.label !== primary.label ? fallback : null, store, logger, metrics,
+    config,
+    primary,
+    fallback: distinctFallback,
+    store,
+    logger,
+    metrics,
     now: deps.now ?? Date.now,
     workerId: deps.workerId ?? `${hostname()}:${process.pid}`,
+    ...(deps.breakerWithoutFallbackModel !== undefined
+      ? { breakerWithoutFallbackModel: deps.breakerWithoutFallbackModel }
+      : {}),
   });
-  return buildSummarizer({ config, metrics, logger, router, primaryLabel: primary.label, fallbackLabel: fallback?.label ?? DETERMINISTIC_LABEL, store });
+  return buildSummarizer({
+    config,
+    metrics,
+    logger,
+    router,
+    primaryLabel: primary.label,
+    fallbackLabel: distinctFallback?.label ?? DETERMINISTIC_LABEL,
+    store,
+  });
 }
 
 /** Extractive and free: the embedded default and the outage last resort. */
-export function createDeterministicSummarizer(configInput: unknown = {}, deps: Pick<SummarizerDeps, "registry" | "logger"> = {}): Summarizer {
-  const config = parseSummarizerConfig({ ...(configInput as object), summarizerModel: "deterministic", summarizerFallbackModel: null });
+export function createDeterministicSummarizer(
+  configInput: unknown = {},
+  deps: Pick<SummarizerDeps, "registry" | "logger"> = {},
+): Summarizer {
+  const config = parseSummarizerConfig({
+    ...(configInput as object),
+    summarizerModel: "deterministic",
+    summarizerFallbackModel: null,
+  });
   return buildSummarizer({
-    config, metrics: createSummarizerMetrics(deps.registry), logger: deps.logger ?? silentLogger,
-    router: null, primaryLabel: null, fallbackLabel: DETERMINISTIC_LABEL, store: null,
+    config,
+    metrics: createSummarizerMetrics(deps.registry),
+    logger: deps.logger ?? silentLogger,
+    router: null,
+    primaryLabel: null,
+    fallbackLabel: DETERMINISTIC_LABEL,
+    store: null,
   });
 }

@@ -10,10 +10,15 @@ import { createRedisBreakerStore } from "../src/breaker-redis.ts";
 import type { BreakerStore } from "../src/breaker-store.ts";
 
 const redisUrl = inject("redisUrl");
-if (!redisUrl) console.warn("\n!!! breaker-store.test.ts: no Redis (REDIS_URL unset): the Redis store contract is SKIPPED !!!\n");
+if (!redisUrl)
+  console.warn("\n!!! breaker-store.test.ts: no Redis (REDIS_URL unset): the Redis store contract is SKIPPED !!!\n");
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-function contract(name: string, make: () => BreakerStore, clock: { now(): number; advance(ms: number): Promise<void> }) {
+function contract(
+  name: string,
+  make: () => BreakerStore,
+  clock: { now(): number; advance(ms: number): Promise<void> },
+) {
   describe(name, () => {
     it("enters fallback once, fleet-wide", async () => {
       const store = make();
@@ -53,7 +58,12 @@ function contract(name: string, make: () => BreakerStore, clock: { now(): number
 }
 
 let memoryNow = 1_000;
-contract("memory breaker store", createMemoryBreakerStore, { now: () => memoryNow, advance: async (ms) => { memoryNow += ms; } });
+contract("memory breaker store", createMemoryBreakerStore, {
+  now: () => memoryNow,
+  advance: async (ms) => {
+    memoryNow += ms;
+  },
+});
 
 describe.skipIf(!redisUrl)("redis", () => {
   const prefix = `condense-test:${randomUUID()}:`;

@@ -5,7 +5,7 @@
  */
 import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
-import { realSessionFiles } from "../../../test/support/sessions.ts";
+import { realSessionFiles } from "@condense/test-support/sessions";
 import { createDeterministicSummarizer, createSummarizer } from "../src/summarizer.ts";
 import { applyFidelityGuard } from "../src/fidelity-guard.ts";
 import { deterministicBatchBody } from "../src/deterministic.ts";
@@ -39,11 +39,17 @@ describe("deterministic summarizer", () => {
   });
 
   it("is byte-stable: the same batch gives the same text", () => {
-    expect(deterministicBatchBody(sampleBatch(), ["t1", "t2"])).toBe(deterministicBatchBody(sampleBatch(), ["t1", "t2"]));
+    expect(deterministicBatchBody(sampleBatch(), ["t1", "t2"])).toBe(
+      deterministicBatchBody(sampleBatch(), ["t1", "t2"]),
+    );
   });
 
   it("keeps each bullet within its budget on a huge output", () => {
-    const huge = call({ toolName: "bash", args: { command: "find ." }, resultText: Array.from({ length: 20_000 }, (_, i) => `./src/dir${i}/file${i}.ts`).join("\n") });
+    const huge = call({
+      toolName: "bash",
+      args: { command: "find ." },
+      resultText: Array.from({ length: 20_000 }, (_, i) => `./src/dir${i}/file${i}.ts`).join("\n"),
+    });
     const body = deterministicBatchBody({ toolCalls: [huge] }, ["t1"]);
     expect(body.length).toBeLessThanOrEqual(1600);
     expect(body).toContain("./src/dir0/file0.ts");
@@ -65,7 +71,11 @@ describe("deterministic summarizer", () => {
 describe("fidelity guard", () => {
   const batch = sampleBatch();
   it("scores a summary that lost facts, appends them, and reports both scores", () => {
-    const g = applyFidelityGuard({ summary: "- `t1` read the config\n- `t2` tests failed", calls: batch.toolCalls, refs: ["t1", "t2"] });
+    const g = applyFidelityGuard({
+      summary: "- `t1` read the config\n- `t2` tests failed",
+      calls: batch.toolCalls,
+      refs: ["t1", "t2"],
+    });
     expect(g.report.before).toBeLessThan(0.5);
     expect(g.report.after).toBe(1);
     expect(g.report.appended).toBe(g.report.facts - g.report.presentBefore);
@@ -75,14 +85,27 @@ describe("fidelity guard", () => {
   });
 
   it("counts identifiers the assistant referenced later as facts", () => {
-    const calls = [call({ toolName: "read", resultText: `function parseHeaderLine(x) {}\nconst unrelatedThing = 1;\n${"// padding\n".repeat(20)}` })];
+    const calls = [
+      call({
+        toolName: "read",
+        resultText: `function parseHeaderLine(x) {}\nconst unrelatedThing = 1;\n${"// padding\n".repeat(20)}`,
+      }),
+    ];
     const facts = extractFacts(calls, "I will fix parseHeaderLine next.");
     expect(facts.map((f) => f.value)).toEqual(["parseHeaderLine"]);
-    expect(applyFidelityGuard({ summary: "- read a file", calls, laterText: "fix parseHeaderLine" }).text).toContain("`parseHeaderLine`");
+    expect(applyFidelityGuard({ summary: "- read a file", calls, laterText: "fix parseHeaderLine" }).text).toContain(
+      "`parseHeaderLine`",
+    );
   });
 
   it("never makes the summary larger than the raw outputs", () => {
-    const calls = [call({ toolName: "bash", isError: true, resultText: "Error: disk full at /var/lib/data/store.db\nexit code 2\n" })];
+    const calls = [
+      call({
+        toolName: "bash",
+        isError: true,
+        resultText: "Error: disk full at /var/lib/data/store.db\nexit code 2\n",
+      }),
+    ];
     const raw = calls[0]!.resultText.length;
     const g = applyFidelityGuard({ summary: "x".repeat(raw - 10), calls });
     expect(g.text.length).toBeLessThanOrEqual(raw);
@@ -91,7 +114,11 @@ describe("fidelity guard", () => {
   });
 
   it("leaves a complete summary untouched (guarding twice changes nothing)", () => {
-    const complete = applyFidelityGuard({ summary: deterministicBatchBody(batch, ["t1", "t2"]), calls: batch.toolCalls, refs: ["t1", "t2"] }).text;
+    const complete = applyFidelityGuard({
+      summary: deterministicBatchBody(batch, ["t1", "t2"]),
+      calls: batch.toolCalls,
+      refs: ["t1", "t2"],
+    }).text;
     const g = applyFidelityGuard({ summary: complete, calls: batch.toolCalls, refs: ["t1", "t2"] });
     expect(g.text).toBe(complete);
     expect(g.report).toMatchObject({ before: 1, after: 1, appended: 0 });
@@ -100,22 +127,28 @@ describe("fidelity guard", () => {
 
 const sessions = realSessionFiles("pi");
 describe.skipIf(sessions.length === 0)("real pi sessions through the deterministic summarizer", () => {
-  it.each(sessions.map((f) => [basename(f), f]))("%s: fidelity >= 0.99 after the guard, far smaller than raw", async (_name, file) => {
-    const summarizer = createDeterministicSummarizer();
-    const batches = piSessionBatches(file);
-    expect(batches.length).toBeGreaterThan(0);
-    let facts = 0, kept = 0, raw = 0, summary = 0;
-    for (const [i, { batch, laterText }] of batches.entries()) {
-      const refs = batch.toolCalls.map((_, j) => `t${i * 100 + j + 1}`);
-      const r = await summarizer.summarizeBatch(batch, { refs, laterText });
-      facts += r.fidelity.facts;
-      kept += r.fidelity.presentAfter;
-      raw += r.rawChars;
-      summary += r.text.length;
-      expect(r.text.length).toBeLessThanOrEqual(r.rawChars);
-    }
-    expect(facts).toBeGreaterThan(0);
-    expect(kept / facts).toBeGreaterThanOrEqual(0.99);
-    expect(summary / raw).toBeLessThan(0.35);
-  });
+  it.each(sessions.map((f) => [basename(f), f]))(
+    "%s: fidelity >= 0.99 after the guard, far smaller than raw",
+    async (_name, file) => {
+      const summarizer = createDeterministicSummarizer();
+      const batches = piSessionBatches(file);
+      expect(batches.length).toBeGreaterThan(0);
+      let facts = 0,
+        kept = 0,
+        raw = 0,
+        summary = 0;
+      for (const [i, { batch, laterText }] of batches.entries()) {
+        const refs = batch.toolCalls.map((_, j) => `t${i * 100 + j + 1}`);
+        const r = await summarizer.summarizeBatch(batch, { refs, laterText });
+        facts += r.fidelity.facts;
+        kept += r.fidelity.presentAfter;
+        raw += r.rawChars;
+        summary += r.text.length;
+        expect(r.text.length).toBeLessThanOrEqual(r.rawChars);
+      }
+      expect(facts).toBeGreaterThan(0);
+      expect(kept / facts).toBeGreaterThanOrEqual(0.99);
+      expect(summary / raw).toBeLessThan(0.35);
+    },
+  );
 });

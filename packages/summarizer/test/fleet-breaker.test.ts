@@ -9,19 +9,26 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startFakeProvider, type FakeProvider } from "./support/fake-provider.ts";
+import { startFakeProvider, type FakeProvider } from "@condense/test-support/fake-provider";
 import { createMemoryBreakerStore } from "../src/breaker-memory.ts";
 import { createSummarizer } from "../src/summarizer.ts";
 import { GOOD_SUMMARY, fakeModel, fastConfig, sampleBatch } from "./support/fixtures.ts";
 
 const redisUrl = inject("redisUrl");
-if (!redisUrl) console.warn("\n!!! fleet-breaker.test.ts: no Redis (REDIS_URL unset): the two-process breaker suite is SKIPPED !!!\n");
+if (!redisUrl)
+  console.warn(
+    "\n!!! fleet-breaker.test.ts: no Redis (REDIS_URL unset): the two-process breaker suite is SKIPPED !!!\n",
+  );
 
 const COOLDOWN_MS = 1500;
 const WORKER = fileURLToPath(new URL("./support/fleet-worker.ts", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-interface RunResult { bodySource: string; events: { kind: string }[]; probes: number }
+interface RunResult {
+  bodySource: string;
+  events: { kind: string }[];
+  probes: number;
+}
 
 class Worker {
   private waiting: ((v: Record<string, unknown>) => void)[] = [];
@@ -35,15 +42,25 @@ class Worker {
     proc.stderr.on("data", (d) => process.stderr.write(`[fleet-worker] ${d}`));
   }
   private send(cmd: object): Promise<Record<string, unknown>> {
-    return new Promise((resolve) => { this.waiting.push(resolve); this.proc.stdin.write(`${JSON.stringify(cmd)}\n`); });
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.proc.stdin.write(`${JSON.stringify(cmd)}\n`);
+    });
   }
-  async run(count: number): Promise<RunResult[]> { return (await this.send({ cmd: "run", count })).results as RunResult[]; }
-  async state(): Promise<{ mode: string }> { return (await this.send({ cmd: "state" })).state as { mode: string }; }
+  async run(count: number): Promise<RunResult[]> {
+    return (await this.send({ cmd: "run", count })).results as RunResult[];
+  }
+  async state(): Promise<{ mode: string }> {
+    return (await this.send({ cmd: "state" })).state as { mode: string };
+  }
   stop(): Promise<void> {
     return new Promise((resolve) => {
       if (this.proc.exitCode !== null) return resolve();
       const killer = setTimeout(() => this.proc.kill("SIGKILL"), 5000);
-      this.proc.once("exit", () => { clearTimeout(killer); resolve(); });
+      this.proc.once("exit", () => {
+        clearTimeout(killer);
+        resolve();
+      });
       this.proc.stdin.write(`${JSON.stringify({ cmd: "exit" })}\n`);
     });
   }
@@ -61,12 +78,23 @@ describe.skipIf(!redisUrl)("fleet breaker across two worker processes (Redis)", 
 
   beforeAll(async () => {
     fake = await startFakeProvider((req) =>
-      req.model === "primary" && !primaryUp ? { kind: "status", status: 503 } : { kind: "ok", text: GOOD_SUMMARY });
+      req.model === "primary" && !primaryUp ? { kind: "status", status: 503 } : { kind: "ok", text: GOOD_SUMMARY },
+    );
     redis = new Redis(redisUrl);
-    const start = (id: string) => new Worker(spawn(process.execPath, ["--import", "tsx", WORKER], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, REDIS_URL: redisUrl, BREAKER_PREFIX: prefix, OPENAI_BASE_URL: fake.openaiBaseUrl, COOLDOWN_MS: String(COOLDOWN_MS), WORKER_ID: id },
-    }));
+    const start = (id: string) =>
+      new Worker(
+        spawn(process.execPath, ["--import", "tsx", WORKER], {
+          cwd: REPO_ROOT,
+          env: {
+            ...process.env,
+            REDIS_URL: redisUrl,
+            BREAKER_PREFIX: prefix,
+            OPENAI_BASE_URL: fake.openaiBaseUrl,
+            COOLDOWN_MS: String(COOLDOWN_MS),
+            WORKER_ID: id,
+          },
+        }),
+      );
     a = start("worker-a");
     b = start("worker-b");
   });
@@ -130,21 +158,36 @@ describe("fleet breaker, in-memory variant (embedded mode: two summarizers share
   it("shares the switch, one probe per cooldown, and one recovery announcement", async () => {
     let primaryUp = false;
     const fake = await startFakeProvider((req) =>
-      req.model === "primary" && !primaryUp ? { kind: "status", status: 503 } : { kind: "ok", text: GOOD_SUMMARY });
+      req.model === "primary" && !primaryUp ? { kind: "status", status: 503 } : { kind: "ok", text: GOOD_SUMMARY },
+    );
     try {
       let clock = 0;
       const store = createMemoryBreakerStore();
       const config = fastConfig({
-        summarizerModel: "fake-openai/primary", summarizerFallbackModel: "fake-openai/backup", retries: 0, breakerCooldownMs: 10_000,
+        summarizerModel: "fake-openai/primary",
+        summarizerFallbackModel: "fake-openai/backup",
+        retries: 0,
+        breakerCooldownMs: 10_000,
         customModels: [fakeModel(fake.openaiBaseUrl, "primary"), fakeModel(fake.openaiBaseUrl, "backup")],
       });
-      const [a, b] = ["a", "b"].map((id) => createSummarizer(config, { breakerStore: store, now: () => clock, workerId: id }));
-      const run = async (n: number) => (await Promise.all([a!, b!].flatMap((s) =>
-        Array.from({ length: n }, (_, i) => s.summarizeBatch(sampleBatch(`m${i}`), { refs: ["t1", "t2"] }))))).flat();
+      const [a, b] = ["a", "b"].map((id) =>
+        createSummarizer(config, { breakerStore: store, now: () => clock, workerId: id }),
+      );
+      const run = async (n: number) =>
+        (
+          await Promise.all(
+            [a!, b!].flatMap((s) =>
+              Array.from({ length: n }, (_, i) => s.summarizeBatch(sampleBatch(`m${i}`), { refs: ["t1", "t2"] })),
+            ),
+          )
+        ).flat();
       const primary = () => fake.requests.filter((r) => r.model === "primary").length;
-      const probes = (rs: { attempts: { probe: boolean }[] }[]) => rs.reduce((n, r) => n + r.attempts.filter((x) => x.probe).length, 0);
+      const probes = (rs: { attempts: { probe: boolean }[] }[]) =>
+        rs.reduce((n, r) => n + r.attempts.filter((x) => x.probe).length, 0);
 
-      expect((await a!.summarizeBatch(sampleBatch(), { refs: ["t1", "t2"] })).events.map((e) => e.kind)).toContain("fallback-entered");
+      expect((await a!.summarizeBatch(sampleBatch(), { refs: ["t1", "t2"] })).events.map((e) => e.kind)).toContain(
+        "fallback-entered",
+      );
       expect((await b!.fallbackState()).mode).toBe("fallback");
       const follow = await run(2);
       expect(primary()).toBe(1);

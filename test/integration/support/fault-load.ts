@@ -48,10 +48,21 @@ export interface FaultLoad {
 /** Two tool calls per session and round, each with a result long enough to be worth condensing. */
 export function loadBatches(session: number, round: number): CapturedBatch[] {
   const t = 1_700_000_000_000 + round * 10_000;
-  return [{
-    turnIndex: round, timestamp: t, assistantText: `r${round}`,
-    toolCalls: [0, 1].map((k) => ({ toolCallId: `s${session}r${round}c${k}`, toolName: "bash", args: { k }, resultText: `s${session}r${round}c${k} ${"line\n".repeat(300)}`, isError: false, resultTimestamp: t + k })),
-  }];
+  return [
+    {
+      turnIndex: round,
+      timestamp: t,
+      assistantText: `r${round}`,
+      toolCalls: [0, 1].map((k) => ({
+        toolCallId: `s${session}r${round}c${k}`,
+        toolName: "bash",
+        args: { k },
+        resultText: `s${session}r${round}c${k} ${"line\n".repeat(300)}`,
+        isError: false,
+        resultTimestamp: t + k,
+      })),
+    },
+  ];
 }
 
 export const CAPTURES_PER_ROUND_AND_SESSION = 2;
@@ -60,17 +71,32 @@ export function startFaultLoad(o: FaultLoadOptions): FaultLoad {
   const retryMs = o.retryMs ?? 200;
   const deadline = Date.now() + o.timeoutMs;
   const failures: { kind: "capture" | "request" | "enqueue"; at: number; err: string }[] = [];
-  const s: FaultLoadStats = { capturesAcked: 0, requestsRecorded: 0, enqueued: 0, captureFailures: 0, requestFailures: 0, enqueueFailures: 0, finished: false };
+  const s: FaultLoadStats = {
+    capturesAcked: 0,
+    requestsRecorded: 0,
+    enqueued: 0,
+    captureFailures: 0,
+    requestFailures: 0,
+    enqueueFailures: 0,
+    finished: false,
+  };
   let aborted = false;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   async function untilAcked(kind: "capture" | "request", what: string, attempt: () => Promise<unknown>): Promise<void> {
     for (;;) {
       if (aborted) throw new Error(`fault load aborted while retrying ${what}`);
-      try { await attempt(); return; } catch (err) {
+      try {
+        await attempt();
+        return;
+      } catch (err) {
         failures.push({ kind, at: Date.now(), err: String(err) });
-        if (kind === "capture") s.captureFailures++; else s.requestFailures++;
-        if (Date.now() > deadline) throw new Error(`fault load: ${what} still not acknowledged after ${o.timeoutMs} ms; last error: ${String(err)}`);
+        if (kind === "capture") s.captureFailures++;
+        else s.requestFailures++;
+        if (Date.now() > deadline)
+          throw new Error(
+            `fault load: ${what} still not acknowledged after ${o.timeoutMs} ms; last error: ${String(err)}`,
+          );
         await sleep(retryMs);
       }
     }
@@ -78,16 +104,29 @@ export function startFaultLoad(o: FaultLoadOptions): FaultLoad {
 
   async function session(i: number, round: number): Promise<void> {
     const sessionId = `sess-${i}`;
-    await untilAcked("capture", `capture ${sessionId} r${round}`, () => insertCaptures(o.db, { tenantId: o.tenantId, sessionId, captureId: `r${round}`, batches: loadBatches(i, round) }));
+    await untilAcked("capture", `capture ${sessionId} r${round}`, () =>
+      insertCaptures(o.db, { tenantId: o.tenantId, sessionId, captureId: `r${round}`, batches: loadBatches(i, round) }),
+    );
     s.capturesAcked += CAPTURES_PER_ROUND_AND_SESSION;
     const id = randomUUID();
     let request: { id: string; cursor: number } | undefined;
     await untilAcked("request", `flush request ${sessionId} r${round}`, async () => {
-      request = await createFlushRequest(o.db, { id, tenantId: o.tenantId, sessionId, trigger: "budget", metrics: { frontierGapTokens: 1 } });
+      request = await createFlushRequest(o.db, {
+        id,
+        tenantId: o.tenantId,
+        sessionId,
+        trigger: "budget",
+        metrics: { frontierGapTokens: 1 },
+      });
     });
     s.requestsRecorded++;
     try {
-      await o.queue.enqueue("flush-session", { tenantId: o.tenantId, sessionId, flushRequestId: request!.id, cursor: request!.cursor });
+      await o.queue.enqueue("flush-session", {
+        tenantId: o.tenantId,
+        sessionId,
+        flushRequestId: request!.id,
+        cursor: request!.cursor,
+      });
       s.enqueued++;
     } catch (err) {
       failures.push({ kind: "enqueue", at: Date.now(), err: String(err) });
@@ -112,6 +151,8 @@ export function startFaultLoad(o: FaultLoadOptions): FaultLoad {
       for (const f of failures) if (f.at >= since) n[f.kind]++;
       return n;
     },
-    abort: () => { aborted = true; },
+    abort: () => {
+      aborted = true;
+    },
   };
 }

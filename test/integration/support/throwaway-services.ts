@@ -12,14 +12,22 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 
 export function hasBinary(name: string): boolean {
-  try { execFileSync("which", [name], { stdio: "ignore" }); return true; } catch { return false; }
+  try {
+    execFileSync("which", [name], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => { const p = (s.address() as { port: number }).port; s.close(() => resolve(p)); });
+    s.listen(0, "127.0.0.1", () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
   });
 }
 
@@ -75,15 +83,25 @@ export async function createThrowawayPostgres(): Promise<ThrowawayPostgres> {
       const until = Date.now() + 60_000;
       // The postmaster removes its pid file as the last step of a shutdown (pg_ctl waits on it too).
       while (existsSync(pidFile)) {
-        if (Date.now() > until) throw new Error(`postgres (pid ${pid}) still running 60 s after a ${mode} shutdown request`);
+        if (Date.now() > until)
+          throw new Error(`postgres (pid ${pid}) still running 60 s after a ${mode} shutdown request`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },
-    start: async () => { await shell(`pg_ctl -D ${data} -o "${opts}" -l ${log} -w -t 60 start >/dev/null`, 70_000); },
+    start: async () => {
+      await shell(`pg_ctl -D ${data} -o "${opts}" -l ${log} -w -t 60 start >/dev/null`, 70_000);
+    },
     destroy: async () => {
       if (destroyed) return;
       destroyed = true;
-      try { await shell(`pg_ctl -D ${data} status >/dev/null && pg_ctl -D ${data} -m immediate -w -t 30 stop >/dev/null`, 40_000); } catch { /* not running */ }
+      try {
+        await shell(
+          `pg_ctl -D ${data} status >/dev/null && pg_ctl -D ${data} -m immediate -w -t 30 stop >/dev/null`,
+          40_000,
+        );
+      } catch {
+        /* not running */
+      }
       rmSync(dir, { recursive: true, force: true });
     },
     logTail: (chars = 3000) => (existsSync(log) ? readFileSync(log, "utf8").slice(-chars) : "(no log)"),
@@ -100,9 +118,22 @@ export interface PrivateRedis {
 }
 
 async function redisAnswers(url: string): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  const r = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1000,
+  });
   r.on("error", () => {});
-  try { await r.connect(); return (await r.ping()) === "PONG"; } catch { return false; } finally { r.disconnect(); }
+  try {
+    await r.connect();
+    return (await r.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    r.disconnect();
+  }
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {
@@ -113,10 +144,28 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const running = () => proc !== undefined && proc.exitCode === null && proc.signalCode === null;
   const start = async () => {
     if (running()) return;
-    proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--dir", dir, "--maxmemory-policy", "noeviction"], { stdio: "ignore" });
+    proc = spawn(
+      "redis-server",
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "yes",
+        "--dir",
+        dir,
+        "--maxmemory-policy",
+        "noeviction",
+      ],
+      { stdio: "ignore" },
+    );
     const until = Date.now() + 20_000;
     while (!(await redisAnswers(url))) {
-      if (!running()) throw new Error(`redis-server on ${port} exited during start (${proc.exitCode ?? proc.signalCode})`);
+      if (!running())
+        throw new Error(`redis-server on ${port} exited during start (${proc.exitCode ?? proc.signalCode})`);
       if (Date.now() > until) throw new Error(`redis-server on ${port} did not answer PING in 20 s`);
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -131,5 +180,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     clearTimeout(t);
   };
   await start();
-  return { url, stop, start, destroy: async () => { await stop(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    url,
+    stop,
+    start,
+    destroy: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -13,7 +13,7 @@ import { createFlushRequest, createScratchDatabase, insertCaptures, type Db, typ
 import type { CapturedBatch } from "@condense/core";
 import type { CondenseJobs, JobQueue } from "@condense/queue";
 import type { FlushTrace } from "@condense/worker";
-import { REPO_ROOT } from "../../support/sessions.ts";
+import { REPO_ROOT } from "@condense/test-support/sessions";
 
 export const WORKER_MAIN = resolve(REPO_ROOT, "apps/worker/src/main.ts");
 
@@ -35,13 +35,27 @@ export function spawnWorker(id: string, env: Record<string, string>): WorkerProc
   });
   let err = "";
   let out = "";
-  proc.stderr?.on("data", (d: Buffer) => { err = (err + d.toString()).slice(-20_000); });
-  proc.stdout?.on("data", (d: Buffer) => { out = (out + d.toString()).slice(-50_000); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => proc.once("exit", (code, signal) => res({ code, signal })));
+  proc.stderr?.on("data", (d: Buffer) => {
+    err = (err + d.toString()).slice(-20_000);
+  });
+  proc.stdout?.on("data", (d: Buffer) => {
+    out = (out + d.toString()).slice(-50_000);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    proc.once("exit", (code, signal) => res({ code, signal })),
+  );
   const ready = new Promise<void>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`worker ${id} not ready in 60 s: ${err}`)), 60_000);
-    proc.on("message", (m: { type?: string }) => { if (m?.type === "ready") { clearTimeout(timer); res(); } });
-    void exited.then(({ code, signal }) => { clearTimeout(timer); rej(new Error(`worker ${id} exited before ready (${code ?? signal}): ${err}`)); });
+    proc.on("message", (m: { type?: string }) => {
+      if (m?.type === "ready") {
+        clearTimeout(timer);
+        res();
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      rej(new Error(`worker ${id} exited before ready (${code ?? signal}): ${err}`));
+    });
   });
   ready.catch(() => {});
   return { id, proc, ready, exited, stderr: () => err, logs: () => out };
@@ -55,7 +69,10 @@ export async function stopWorker(w: WorkerProc, signal: NodeJS.Signals = "SIGTER
   clearTimeout(t);
 }
 
-export interface ScratchPg { url: string; drop(): Promise<void> }
+export interface ScratchPg {
+  url: string;
+  drop(): Promise<void>;
+}
 
 export async function scratchDatabase(adminUrl: string): Promise<ScratchPg> {
   const scratch = await createScratchDatabase(adminUrl, "condense_it");
@@ -77,24 +94,56 @@ export async function dropRedisPrefix(redisUrl: string, prefix: string): Promise
   }
 }
 
-export function traceDir(): { dir: string; file: (id: string) => string; read: () => FlushTrace[]; remove: () => void } {
+export function traceDir(): {
+  dir: string;
+  file: (id: string) => string;
+  read: () => FlushTrace[];
+  remove: () => void;
+} {
   const dir = mkdtempSync(join(tmpdir(), "condense-trace-"));
   return {
     dir,
     file: (id) => join(dir, `${id}.jsonl`),
-    read: () => readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as FlushTrace)),
-    remove: () => { if (existsSync(dir)) rmSync(dir, { recursive: true, force: true }); },
+    read: () =>
+      readdirSync(dir).flatMap((f) =>
+        readFileSync(join(dir, f), "utf8")
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as FlushTrace),
+      ),
+    remove: () => {
+      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 
 /** What the API does for POST /flushes: record the request, then enqueue its cursor. */
-export async function requestAndEnqueue(db: Db, queue: JobQueue<CondenseJobs>, tenantId: string, sessionId: string, extra: { settings?: Record<string, unknown>; chains?: unknown[] } = {}): Promise<FlushRequest> {
-  const r = await createFlushRequest(db, { tenantId, sessionId, trigger: "budget", metrics: { frontierGapTokens: 1 }, settings: extra.settings ?? {}, chains: extra.chains ?? [] });
+export async function requestAndEnqueue(
+  db: Db,
+  queue: JobQueue<CondenseJobs>,
+  tenantId: string,
+  sessionId: string,
+  extra: { settings?: Record<string, unknown>; chains?: unknown[] } = {},
+): Promise<FlushRequest> {
+  const r = await createFlushRequest(db, {
+    tenantId,
+    sessionId,
+    trigger: "budget",
+    metrics: { frontierGapTokens: 1 },
+    settings: extra.settings ?? {},
+    chains: extra.chains ?? [],
+  });
   await queue.enqueue("flush-session", { tenantId, sessionId, flushRequestId: r.id, cursor: r.cursor });
   return r;
 }
 
-export async function captureBatches(db: Db, tenantId: string, sessionId: string, captureId: string, batches: CapturedBatch[]) {
+export async function captureBatches(
+  db: Db,
+  tenantId: string,
+  sessionId: string,
+  captureId: string,
+  batches: CapturedBatch[],
+) {
   return insertCaptures(db, { tenantId, sessionId, captureId, batches });
 }
 
@@ -108,17 +157,28 @@ export function overlappingRuns(traces: FlushTrace[]): [FlushTrace, FlushTrace][
   const out: [FlushTrace, FlushTrace][] = [];
   for (const list of bySession.values()) {
     list.sort((a, b) => a.startedAt - b.startedAt);
-    for (let i = 1; i < list.length; i++) if (list[i]!.startedAt < list[i - 1]!.endedAt) out.push([list[i - 1]!, list[i]!]);
+    for (let i = 1; i < list.length; i++)
+      if (list[i]!.startedAt < list[i - 1]!.endedAt) out.push([list[i - 1]!, list[i]!]);
   }
   return out;
 }
 
 /** Poll `check` until true; on timeout throw, with `diagnose()`'s account of the state if given. */
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, pollMs = 250, diagnose?: () => Promise<string> | string): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  pollMs = 250,
+  diagnose?: () => Promise<string> | string,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > until) {
-      const state = diagnose ? await Promise.resolve().then(diagnose).catch((e: unknown) => `(diagnostics failed: ${String(e)})`) : "";
+      const state = diagnose
+        ? await Promise.resolve()
+            .then(diagnose)
+            .catch((e: unknown) => `(diagnostics failed: ${String(e)})`)
+        : "";
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${state ? `\n${state}` : ""}`);
     }
     await new Promise((r) => setTimeout(r, pollMs));

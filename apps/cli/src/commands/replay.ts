@@ -11,6 +11,7 @@ import { renderHtmlReport } from "../replay/report-html.ts";
 import { renderTextReport } from "../replay/report-text.ts";
 import { replaySession, type ReplayResult } from "../replay/replay-session.ts";
 import { summarizerEnvFromFlags } from "../summarizer-flags.ts";
+import { parseSettingsFlag } from "../settings-flag.ts";
 
 export const REPLAY_HELP = `condense replay <session-file> [options]
 
@@ -58,7 +59,11 @@ interface Flags {
 }
 
 export async function replayCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values: f, positionals, help } = parseFlags<Flags>("replay", argv, {
+  const {
+    values: f,
+    positionals,
+    help,
+  } = parseFlags<Flags>("replay", argv, {
     json: { type: "boolean" },
     html: { type: "string" },
     "summarizer-model": { type: "string" },
@@ -71,24 +76,33 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
     "flush-timeout-ms": { type: "string" },
     settings: { type: "string" },
   });
-  if (help) { io.out(REPLAY_HELP); return EXIT.ok; }
+  if (help) {
+    io.out(REPLAY_HELP);
+    return EXIT.ok;
+  }
   if (positionals.length !== 1) {
-    throw new CliError(positionals.length === 0 ? "missing <session-file>" : `expected one session file, got ${positionals.length}`, EXIT.usage, "usage: condense replay <session-file> [--json] [--html out.html]; see condense replay --help");
+    throw new CliError(
+      positionals.length === 0 ? "missing <session-file>" : `expected one session file, got ${positionals.length}`,
+      EXIT.usage,
+      "usage: condense replay <session-file> [--json] [--html out.html]; see condense replay --help",
+    );
   }
   const price = priceOf(f["price-model"] ?? DEFAULT_PRICE_MODEL);
   const summarizerEnv = summarizerEnvFromFlags(f, io.env);
-  const contextWindow = f["context-window"] !== undefined ? intFlag("context-window", f["context-window"], 0, 1000) : undefined;
+  const contextWindow =
+    f["context-window"] !== undefined ? intFlag("context-window", f["context-window"], 0, 1000) : undefined;
   const flushTimeoutMs = intFlag("flush-timeout-ms", f["flush-timeout-ms"], 120_000, 100);
 
-  let settings: unknown;
-  if (f.settings !== undefined) {
-    try { settings = JSON.parse(f.settings); } catch { throw new CliError("--settings must be a JSON object", EXIT.usage, `got: ${f.settings}`); }
-    if (typeof settings !== "object" || settings === null || Array.isArray(settings)) throw new CliError("--settings must be a JSON object", EXIT.usage);
-  }
+  const settings: unknown = f.settings !== undefined ? parseSettingsFlag(f.settings) : undefined;
   const session = loadSession(positionals[0]!);
   if (session.skipped.length > 0) {
-    const lines = session.skipped.map((s) => (s.line > 0 ? String(s.line) : "?")).slice(0, 20).join(", ");
-    io.err(`warning: partial replay: ${session.skipped.length} unreadable line(s) skipped (lines ${lines}${session.skipped.length > 20 ? ", ..." : ""}); first: ${session.skipped[0]!.reason}\n`);
+    const lines = session.skipped
+      .map((s) => (s.line > 0 ? String(s.line) : "?"))
+      .slice(0, 20)
+      .join(", ");
+    io.err(
+      `warning: partial replay: ${session.skipped.length} unreadable line(s) skipped (lines ${lines}${session.skipped.length > 20 ? ", ..." : ""}); first: ${session.skipped[0]!.reason}\n`,
+    );
   }
   const progress = createProgress(io.err, io.errIsTTY, "replay");
   let result: ReplayResult;

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import { readAnySession, SUPPORTED_SESSION_FORMATS, type AgentMessage, type SessionFormat } from "@condense/core";
 import { CliError, EXIT } from "../cli-error.ts";
+import { hostCompactions, type HostCompaction } from "./recorded-baseline.ts";
 
 export interface LoadedSession {
   file: string;
@@ -15,6 +16,8 @@ export interface LoadedSession {
   messages: AgentMessage[];
   skipped: { line: number; reason: string }[];
   warnings: string[];
+  /** The host's own compactions (the "as recorded" baseline applies them where they happened). */
+  compactions: HostCompaction[];
 }
 
 const FORMAT_NAMES = "a pi, Claude Code, Codex CLI or SWE-agent session file";
@@ -32,10 +35,23 @@ export function loadSession(file: string): LoadedSession {
     );
   }
   if (r.messages.length === 0) {
-    const why = r.skipped[0] ? ` (${r.skipped[0].reason}${r.skipped[0].line ? ` at line ${r.skipped[0].line}` : ""})` : "";
-    throw new CliError(`no messages could be read from ${file}${why}`, EXIT.input, `the file looks like ${r.format} but holds no readable conversation`);
+    const why = r.skipped[0]
+      ? ` (${r.skipped[0].reason}${r.skipped[0].line ? ` at line ${r.skipped[0].line}` : ""})`
+      : "";
+    throw new CliError(
+      `no messages could be read from ${file}${why}`,
+      EXIT.input,
+      `the file looks like ${r.format} but holds no readable conversation`,
+    );
   }
-  return { file, format: r.format, messages: withTimestamps(r.messages), skipped: r.skipped, warnings: r.warnings };
+  return {
+    file,
+    format: r.format,
+    messages: withTimestamps(r.messages),
+    skipped: r.skipped,
+    warnings: r.warnings,
+    compactions: hostCompactions(text, basename(file)),
+  };
 }
 
 /** Copies of the messages where every one has a numeric timestamp not earlier than its predecessor's. */

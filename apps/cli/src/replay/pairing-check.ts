@@ -6,17 +6,27 @@
  */
 import { isAssistant, isToolResult, toolCallsOf, type AgentMessage } from "@condense/core";
 
-interface Pairing { orphanResults: string[]; unanswered: Set<string> }
+interface Pairing {
+  orphanResults: string[];
+  unanswered: Set<string>;
+}
 
 function pairing(messages: readonly AgentMessage[]): Pairing {
   const orphanResults: string[] = [];
   const unanswered = new Set<string>();
   let open = new Set<string>();
-  const close = () => { for (const id of open) unanswered.add(id); open = new Set(); };
+  const close = () => {
+    for (const id of open) unanswered.add(id);
+    open = new Set();
+  };
   for (const m of messages) {
-    if (isAssistant(m)) { close(); open = new Set(toolCallsOf(m).map((c) => c.id)); }
-    else if (isToolResult(m)) { if (open.has(m.toolCallId)) open.delete(m.toolCallId); else orphanResults.push(m.toolCallId); }
-    else close();
+    if (isAssistant(m)) {
+      close();
+      open = new Set(toolCallsOf(m).map((c) => c.id));
+    } else if (isToolResult(m)) {
+      if (open.has(m.toolCallId)) open.delete(m.toolCallId);
+      else orphanResults.push(m.toolCallId);
+    } else close();
   }
   // Calls of the last assistant are still running when the request is made.
   return { orphanResults, unanswered };

@@ -21,13 +21,30 @@ export function priceOf(ref: string): ModelPrice {
   const id = slash > 0 ? ref.slice(slash + 1) : ref;
   const providers = getProviders() as string[];
   if (!providers.includes(provider)) {
-    throw new CliError(`unknown price model provider in ${ref}`, EXIT.usage, `use provider/model-id; providers: ${providers.sort().join(", ")}`);
+    throw new CliError(
+      `unknown price model provider in ${ref}`,
+      EXIT.usage,
+      `use provider/model-id; providers: ${providers.sort().join(", ")}`,
+    );
   }
-  const models = getModels(provider as never) as { id: string; cost: Omit<ModelPrice, "model" | "contextWindow">; contextWindow: number }[];
+  const models = getModels(provider as never) as {
+    id: string;
+    cost: Omit<ModelPrice, "model" | "contextWindow">;
+    contextWindow: number;
+  }[];
   const m = models.find((x) => x.id === id);
   if (!m) {
-    const near = models.map((x) => x.id).filter((x) => x.includes(id.split("-").slice(0, 2).join("-"))).slice(0, 8);
-    throw new CliError(`unknown price model: ${ref}`, EXIT.usage, near.length ? `did you mean: ${near.map((x) => `${provider}/${x}`).join(", ")}` : `see pi-ai's catalogue for ${provider}`);
+    const near = models
+      .map((x) => x.id)
+      .filter((x) => x.includes(id.split("-").slice(0, 2).join("-")))
+      .slice(0, 8);
+    throw new CliError(
+      `unknown price model: ${ref}`,
+      EXIT.usage,
+      near.length
+        ? `did you mean: ${near.map((x) => `${provider}/${x}`).join(", ")}`
+        : `see pi-ai's catalogue for ${provider}`,
+    );
   }
   return { model: `${provider}/${m.id}`, ...m.cost, contextWindow: m.contextWindow };
 }

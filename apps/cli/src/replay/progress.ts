@@ -12,7 +12,12 @@ export interface ProgressReporter {
 
 const fmt = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
 
-export function createProgress(write: (s: string) => void, isTTY: boolean, label: string, now: () => number = Date.now): ProgressReporter {
+export function createProgress(
+  write: (s: string) => void,
+  isTTY: boolean,
+  label: string,
+  now: () => number = Date.now,
+): ProgressReporter {
   let lastDraw = 0;
   let lastDecile = -1;
   let drawn = false;

@@ -13,10 +13,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { CondenseHttpError, createCondenseClient, type CondenseClient } from "@condense/client";
-import { arrayChars, createSizeMemo, isAssistant, isToolResult, tokensOfChars, type AgentMessage } from "@condense/core";
-import { startEmbeddedHost } from "@condense/embedded";
+import {
+  arrayChars,
+  createSizeMemo,
+  isAssistant,
+  isToolResult,
+  optimalSchedule,
+  scheduleCost,
+  tokensOfChars,
+  type AgentMessage,
+} from "@condense/core";
+import { openMigratedMemoryPglite } from "@condense/db";
+import { startSingleProcessService } from "@condense/service";
 import { CacheCostMeter, type CacheTally } from "./cache-cost.ts";
 import type { LoadedSession } from "./load-session.ts";
+import { scheduleSessionOf } from "./oracle-input.ts";
+import { recordedContext, recordedRender } from "./recorded-baseline.ts";
 import { pairingViolations } from "./pairing-check.ts";
 import type { ModelPrice } from "./price-model.ts";
 import { summaryMessage } from "./summary-messages.ts";
@@ -36,7 +48,13 @@ export interface ReplayOptions {
   onProgress?: (p: ReplayProgress) => void;
 }
 
-export interface ReplayProgress { call: number; calls: number; flushes: number; rawTokens: number; condensedTokens: number }
+export interface ReplayProgress {
+  call: number;
+  calls: number;
+  flushes: number;
+  rawTokens: number;
+  condensedTokens: number;
+}
 
 export interface CallSample {
   /** 1-based model call number. */
@@ -44,6 +62,30 @@ export interface CallSample {
   messages: number;
   rawTokens: number;
   condensedTokens: number;
+  /** What this request (input and output) cost without Condense, as recorded, and condensed. */
+  rawCostUsd: number;
+  recordedCostUsd: number;
+  condensedCostUsd: number;
+  rawWriteTokens: number;
+  condensedWriteTokens: number;
+}
+
+/** Condense against one baseline: positive = Condense cost less. */
+export interface Saving {
+  baselineUsd: number;
+  savedUsd: number;
+  savedPct: number;
+}
+
+export interface OracleReport {
+  /** Costs under the oracle's turn model (same summaries, same cache model). */
+  noneUsd: number;
+  policyUsd: number;
+  oracleUsd: number;
+  /** Policy's saving over the oracle's, both against no flush (1 = as good as the best schedule). */
+  share: number;
+  policyFlushes: number[];
+  oracleFlushes: number[];
 }
 
 export interface ReplayResult {
@@ -71,7 +113,29 @@ export interface ReplayResult {
   dedupHits: number;
   summaries: number;
   chainsCompressed: number;
-  cost: { priceModel: string; raw: CacheTally; condensed: CacheTally; summarizerUsd: number; savedUsd: number; savedPct: number };
+  cost: {
+    priceModel: string;
+    cacheTtlMs: number;
+    /** No compaction at all: the full history sent every request. */
+    raw: CacheTally;
+    /** As recorded: the host's own compactions applied where they happened. */
+    recorded: CacheTally;
+    hostCompactions: number;
+    condensed: CacheTally;
+    /** Condense applied on top of the host's compactions (what is compared against "as recorded"). */
+    condensedOnRecorded: CacheTally;
+    summarizerUsd: number;
+    /** Against no compaction (kept under these names for existing readers). */
+    savedUsd: number;
+    savedPct: number;
+    vsNoCompaction: Saving;
+    vsRecorded: Saving;
+  };
+  /** 1-based calls after which the policy asked for a flush. */
+  flushAtCalls: number[];
+  oracle: OracleReport;
+  /** Shadow mode: the requests really sent (the raw ones), and the calls where they differed from raw (must be none). */
+  shadow: { on: boolean; sent: CacheTally; mismatchedCalls: number[] };
   invariantViolations: string[];
   renderFailures: string[];
   durationMs: number;
@@ -93,14 +157,27 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
   const started = Date.now();
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
-  const sessionId = `replay-${basename(session.file).replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 80)}-${started.toString(36)}`;
+  const sessionId = `replay-${basename(session.file)
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .slice(0, 80)}-${started.toString(36)}`;
   const contextWindow = options.contextWindow ?? options.price.contextWindow;
   const flushTimeoutMs = options.flushTimeoutMs ?? 120_000;
   const messages = session.messages;
   const totalCalls = messages.filter(isAssistant).length;
 
   let clock = messages[0]?.timestamp ?? Date.now();
-  const host = await startEmbeddedHost({ dataDir, env: { ...(options.summarizerEnv ?? {}), WORKER_CONCURRENCY: "2" } });
+  // A throwaway database in memory, loaded migrated from a cached tarball instead of an initdb
+  // (several seconds): no directory of thousands of files to copy in and remove again.
+  const memoryDb = ownDir ? await openMigratedMemoryPglite(join(tmpdir(), "condense-pglite-templates")) : undefined;
+  const host = await startSingleProcessService({
+    dataDir,
+    role: "condense replay",
+    env: { ...(options.summarizerEnv ?? {}), CONDENSE_WORKER_CONCURRENCY: "2" },
+    ...(memoryDb ? { db: memoryDb } : {}),
+  }).catch(async (err: unknown) => {
+    await memoryDb?.close().catch(() => {});
+    throw err;
+  });
   let client: CondenseClient | undefined;
   try {
     client = createCondenseClient({
@@ -117,8 +194,19 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     const branch: AgentMessage[] = [];
     const raw: AgentMessage[] = [];
     const delivered = new Set<string>();
-    const rawMeter = new CacheCostMeter(options.price);
-    const condensedMeter = new CacheCostMeter(options.price);
+    const ttlMs = client.settings.cacheTtlMs;
+    const rawMeter = new CacheCostMeter(options.price, ttlMs);
+    const recordedMeter = new CacheCostMeter(options.price, ttlMs);
+    const condensedMeter = new CacheCostMeter(options.price, ttlMs);
+    // Condense applied on top of what the host sent after its compactions: the as-recorded comparison.
+    const condensedRecordedMeter = new CacheCostMeter(options.price, ttlMs);
+    const recordedMemo = createSizeMemo();
+    const sentMeter = new CacheCostMeter(options.price, ttlMs);
+    const shadowMismatches: number[] = [];
+    const outputs: number[] = [];
+    const policyTurns: number[] = [];
+    let lastCall: { read: number; write: number } = { read: 0, write: 0 };
+    const flushAtCalls: number[] = [];
     const rawMemo = createSizeMemo();
     const calls: CallSample[] = [];
     const violations: string[] = [];
@@ -127,6 +215,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     let timedOut = 0;
     let turnIndex = 0;
     let lastCondensedTokens: number | null = null;
+    let landing = false;
 
     const deliver = (c: CondenseClient) => {
       for (const s of [...c.state.summaries, ...c.stagedSummaries]) {
@@ -141,32 +230,92 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
       c.applyPending(branch);
       const out = c.render(branch);
       if (out.failedOpen) renderFailures.push(`call ${calls.length + 1}: ${out.failedOpen}`);
-      const rendered = out.messages;
-      for (const v of pairingViolations(rendered, raw)) if (violations.length < 50) violations.push(`call ${calls.length + 1}: ${v}`);
+      // In shadow mode the request sent is `out.messages` (the raw context) and the saving is measured
+      // on what would have been sent.
+      const rendered = out.shadow ?? out.messages;
+      if (out.shadow) {
+        sentMeter.request(out.messages, arrayChars(out.messages, rawMemo), clock);
+        if (JSON.stringify(out.messages) !== JSON.stringify(raw)) {
+          shadowMismatches.push(calls.length + 1);
+        }
+      }
+      for (const v of pairingViolations(rendered, raw))
+        if (violations.length < 50) violations.push(`call ${calls.length + 1}: ${v}`);
       const rawChars = arrayChars(raw, rawMemo);
       const renderedChars = arrayChars(rendered);
-      rawMeter.request(raw, rawChars);
-      condensedMeter.request(rendered, renderedChars);
-      const sample = { call: calls.length + 1, messages: raw.length, rawTokens: tokensOfChars(rawChars), condensedTokens: tokensOfChars(renderedChars) };
+      rawMeter.request(raw, rawChars, clock);
+      const recorded = recordedContext(raw, session.compactions);
+      recordedMeter.request(recorded, recorded === raw ? rawChars : arrayChars(recorded, recordedMemo), clock);
+      lastCall = condensedMeter.request(rendered, renderedChars, clock);
+      const onRecorded = recordedRender(raw, rendered, session.compactions);
+      condensedRecordedMeter.request(
+        onRecorded,
+        onRecorded === rendered ? renderedChars : arrayChars(onRecorded),
+        clock,
+      );
+      // What the provider reports is what was sent: in shadow mode, the raw request.
+      if (out.shadow) lastCall = sentMeter.perCall[sentMeter.perCall.length - 1]!;
+      const sample: CallSample = {
+        call: calls.length + 1,
+        messages: raw.length,
+        rawTokens: tokensOfChars(rawChars),
+        condensedTokens: tokensOfChars(renderedChars),
+        rawCostUsd: 0,
+        recordedCostUsd: 0,
+        condensedCostUsd: 0,
+        rawWriteTokens: 0,
+        condensedWriteTokens: 0,
+      };
       calls.push(sample);
       lastCondensedTokens = sample.condensedTokens;
-      options.onProgress?.({ call: sample.call, calls: totalCalls, flushes, rawTokens: sample.rawTokens, condensedTokens: sample.condensedTokens });
+      options.onProgress?.({
+        call: sample.call,
+        calls: totalCalls,
+        flushes,
+        rawTokens: sample.rawTokens,
+        condensedTokens: sample.condensedTokens,
+      });
     };
 
-    const awaitFlush = async (c: CondenseClient) => {
-      flushes++;
+    const awaitFlush = async (c: CondenseClient, counted = true) => {
+      if (counted) flushes++;
       const deadline = Date.now() + flushTimeoutMs;
       await c.drain(flushTimeoutMs);
       for (;;) {
         const st = await statusOf(c);
         if (Number(st.queuedFlushRequests ?? 0) === 0) break;
-        if (Date.now() > deadline) { timedOut++; break; }
+        if (Date.now() > deadline) {
+          timedOut++;
+          break;
+        }
         await new Promise((r) => setTimeout(r, 25));
       }
       await c.sync();
     };
 
     const usage = () => (lastCondensedTokens === null ? null : { tokens: lastCondensedTokens, contextWindow });
+    // What the agent's provider would have reported for the condensed request: the policy learns
+    // from this, not from the usage recorded in the file (that was the uncondensed request's).
+    const p = options.price;
+    const simulatedUsage = (c: { read: number; write: number }, output: number) => {
+      const writes = p.cacheWrite > 0;
+      const input = writes ? 0 : c.write;
+      const cacheWrite = writes ? c.write : 0;
+      return {
+        input,
+        cacheRead: c.read,
+        cacheWrite,
+        output,
+        timestamp: clock,
+        model: p.model,
+        cost: {
+          input: (input * p.input) / 1e6,
+          cacheRead: (c.read * p.cacheRead) / 1e6,
+          cacheWrite: (cacheWrite * p.cacheWrite) / 1e6,
+          output: (output * p.output) / 1e6,
+        },
+      };
+    };
 
     for (let i = 0; i < messages.length; ) {
       const m = messages[i]!;
@@ -179,11 +328,20 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
       }
       // The model is called with the branch so far, and answers with `m`.
       modelCall(client);
+      // A flush asked for inside the agent's loop lands while this call runs: the model sees every raw
+      // result at least once, and the flush's stubs reach the request after this one.
+      if (landing) {
+        landing = false;
+        await awaitFlush(client);
+      }
       branch.push(m);
       raw.push(m);
       rawMeter.output(m);
-      condensedMeter.output(m);
-      const atMessageEnd = client.messageEnd(m, () => branch, usage());
+      recordedMeter.output(m);
+      condensedRecordedMeter.output(m);
+      const outTokens = condensedMeter.output(m);
+      outputs.push(outTokens);
+      const atMessageEnd = client.messageEnd(m, () => branch, usage(), simulatedUsage(lastCall, outTokens));
       const results: AgentMessage[] = [];
       let j = i + 1;
       for (; j < messages.length && isToolResult(messages[j]); j++) {
@@ -195,12 +353,69 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
       }
       const captured = client.capture({ message: m, toolResults: results, turnIndex });
       turnIndex++;
-      const atTurnEnd = client.turnEnd({ toolResultCount: results.length, pushedThisTurn: captured.pushed, usage: usage(), branch: () => branch });
-      if (atMessageEnd.flush || atTurnEnd.flush) await awaitFlush(client);
+      const atTurnEnd = client.turnEnd({
+        toolResultCount: results.length,
+        pushedThisTurn: captured.pushed,
+        usage: usage(),
+        branch: () => branch,
+      });
+      if (atMessageEnd.flush || atTurnEnd.flush) {
+        flushAtCalls.push(calls.length);
+        policyTurns.push(calls.length - 1);
+      }
+      // A reply's flush lands while the user reads it, before the next prompt.
+      if (atMessageEnd.flush) await awaitFlush(client);
+      else if (atTurnEnd.flush) landing = true;
       i = j;
     }
     // The request the agent would make next carries the last turn's results too.
-    if (raw.length > 0 && !isAssistant(raw[raw.length - 1])) modelCall(client);
+    if (raw.length > 0 && !isAssistant(raw[raw.length - 1])) {
+      modelCall(client);
+      outputs.push(0);
+    }
+    if (landing) await awaitFlush(client);
+
+    // The oracle's summaries: every turn flushed once more after the last request (not billed), and
+    // the branch rendered with them.
+    if (client.flushNow(branch).flush) await awaitFlush(client, false);
+    deliver(client);
+    client.applyPending(branch);
+    const finalRendered = client.render(branch).messages;
+    for (let k = 0; k < calls.length; k++) {
+      const c = calls[k]!;
+      c.rawCostUsd = rawMeter.perCall[k]?.costUsd ?? 0;
+      c.recordedCostUsd = recordedMeter.perCall[k]?.costUsd ?? 0;
+      c.condensedCostUsd = condensedMeter.perCall[k]?.costUsd ?? 0;
+      c.rawWriteTokens = rawMeter.perCall[k]?.write ?? 0;
+      c.condensedWriteTokens = condensedMeter.perCall[k]?.write ?? 0;
+    }
+    const schedule = scheduleSessionOf(
+      raw,
+      finalRendered,
+      calls.map((c, k) => ({
+        rawTokens: c.rawTokens,
+        messages: c.messages,
+        cold: rawMeter.perCall[k]?.cold ?? false,
+        outputTokens: outputs[k] ?? 0,
+      })),
+    );
+    const none = scheduleCost(schedule, options.price, []);
+    const byPolicy = scheduleCost(schedule, options.price, policyTurns);
+    const best = optimalSchedule(schedule, options.price);
+    const bestSaving = none.costUsd - best.costUsd;
+    const oracle: OracleReport = {
+      noneUsd: none.costUsd,
+      policyUsd: byPolicy.costUsd,
+      oracleUsd: best.costUsd,
+      share:
+        bestSaving > 1e-12
+          ? (none.costUsd - byPolicy.costUsd) / bestSaving
+          : byPolicy.costUsd <= none.costUsd + 1e-12
+            ? 1
+            : 0,
+      policyFlushes: byPolicy.flushes.map((t) => t + 1),
+      oracleFlushes: best.flushes.map((t) => t + 1),
+    };
 
     const status = await statusOf(client);
     const summarizerStats = client.state.stats;
@@ -209,7 +424,13 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     const last = calls[calls.length - 1];
     const captures = (status.captures ?? {}) as Record<string, number>;
     const summarizerUsd = summarizerStats.totalCost;
-    const savedUsd = rawMeter.tally.costUsd - condensedMeter.tally.costUsd - summarizerUsd;
+    const condensedUsd = condensedMeter.tally.costUsd + summarizerUsd;
+    const saving = (baselineUsd: number, withCondenseUsd = condensedUsd): Saving => ({
+      baselineUsd,
+      savedUsd: baselineUsd - withCondenseUsd,
+      savedPct: pct(baselineUsd - withCondenseUsd, baselineUsd),
+    });
+    const savedUsd = rawMeter.tally.costUsd - condensedUsd;
     return {
       file: session.file,
       format: session.format,
@@ -228,19 +449,33 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
         finalReclaimPct: last ? pct(last.rawTokens - last.condensedTokens, last.rawTokens) : 0,
       },
       flushes: { requested: flushes, timedOut },
-      summarizer: { calls: summarizerStats.callCount, inputTokens: summarizerStats.totalInputTokens, outputTokens: summarizerStats.totalOutputTokens, costUsd: summarizerUsd },
+      summarizer: {
+        calls: summarizerStats.callCount,
+        inputTokens: summarizerStats.totalInputTokens,
+        outputTokens: summarizerStats.totalOutputTokens,
+        costUsd: summarizerUsd,
+      },
       captures,
       dedupHits: Number(captures.deduped ?? 0),
       summaries: client.state.summaries.length,
       chainsCompressed: summarizerStats.chainsCompressed,
       cost: {
         priceModel: options.price.model,
+        cacheTtlMs: ttlMs,
         raw: { ...rawMeter.tally },
+        recorded: { ...recordedMeter.tally },
+        hostCompactions: session.compactions.length,
         condensed: { ...condensedMeter.tally },
         summarizerUsd,
         savedUsd,
         savedPct: pct(savedUsd, rawMeter.tally.costUsd),
+        vsNoCompaction: saving(rawMeter.tally.costUsd),
+        condensedOnRecorded: { ...condensedRecordedMeter.tally },
+        vsRecorded: saving(recordedMeter.tally.costUsd, condensedRecordedMeter.tally.costUsd + summarizerUsd),
       },
+      flushAtCalls,
+      oracle,
+      shadow: { on: client.settings.shadowMode, sent: { ...sentMeter.tally }, mismatchedCalls: shadowMismatches },
       invariantViolations: violations,
       renderFailures,
       durationMs: Date.now() - started,
@@ -248,6 +483,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
   } finally {
     await client?.close().catch(() => {});
     await host.close().catch(() => {});
+    await memoryDb?.close().catch(() => {});
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -12,7 +12,13 @@ export function summaryMessage(s: SummaryEntry, timestamp: number): AgentMessage
     customType: SUMMARY_CUSTOM_TYPE,
     content: s.text,
     display: false,
-    details: { summaryId: s.id, toolCallRefs: s.refs, toolNames: s.toolNames, turnIndex: s.turnIndex, timestamp: s.timestamp },
+    details: {
+      summaryId: s.id,
+      toolCallRefs: s.refs,
+      toolNames: s.toolNames,
+      turnIndex: s.turnIndex,
+      timestamp: s.timestamp,
+    },
     timestamp,
   };
 }

@@ -67,8 +67,14 @@ export function assembleFlush(input: AssembleInput): AssembledFlush {
   const summaries: SummaryEntry[] = [];
   const aliases: DedupAlias[] = [];
   const dispositions: CaptureDisposition[] = [];
-  let processed = 0, summaryChars = 0, rawChars = 0, dedupedCalls = 0, attemptedCalls = 0;
-  let anySummarized = false, anyOversized = false, anyDeduped = false;
+  let processed = 0,
+    summaryChars = 0,
+    rawChars = 0,
+    dedupedCalls = 0,
+    attemptedCalls = 0;
+  let anySummarized = false,
+    anyOversized = false,
+    anyDeduped = false;
   let last: { b: BatchPlan; call: CapturedToolCall } | null = null;
   const committedKeys = new Set<string>();
   let stopped = false;
@@ -86,7 +92,9 @@ export function assembleFlush(input: AssembleInput): AssembledFlush {
     }
     processed++;
     for (const s of b.stored) {
-      records.push(record(s.call, b, { resultText: "", contentHash: s.hash, stored: { bytes: s.bytes, preview: s.preview } }));
+      records.push(
+        record(s.call, b, { resultText: "", contentHash: s.hash, stored: { bytes: s.bytes, preview: s.preview } }),
+      );
       committedKeys.add(s.key);
       dispositions.push({ key: s.key, status: "stored" });
       attemptedCalls++;
@@ -123,7 +131,11 @@ export function assembleFlush(input: AssembleInput): AssembledFlush {
         summaries.push({
           id,
           text: res.text,
-          refs: b.calls.map((c, i) => ({ shortId: res.refs[i]!, toolCallId: c.toolCallId, ...(c.resultTimestamp !== undefined ? { resultTimestamp: c.resultTimestamp } : {}) })),
+          refs: b.calls.map((c, i) => ({
+            shortId: res.refs[i]!,
+            toolCallId: c.toolCallId,
+            ...(c.resultTimestamp !== undefined ? { resultTimestamp: c.resultTimestamp } : {}),
+          })),
           coverage,
           toolNames: b.calls.map((c) => c.toolName),
           turnIndex: b.batch.turnIndex,
@@ -141,9 +153,28 @@ export function assembleFlush(input: AssembleInput): AssembledFlush {
   }
 
   if (processed === 0) {
-    return { outcome: "error", processedBatches: 0, records, summaries, aliases, frontier: null, dispositions, summaryChars, rawChars, dedupedCalls };
+    return {
+      outcome: "error",
+      processedBatches: 0,
+      records,
+      summaries,
+      aliases,
+      frontier: null,
+      dispositions,
+      summaryChars,
+      rawChars,
+      dedupedCalls,
+    };
   }
-  const outcome: FlushOutcome = anySummarized ? "summarized" : anyOversized ? "skipped-oversized" : anyDeduped ? "skipped-deduped" : records.length > 0 ? "summarized" : "skipped-trivial";
+  const outcome: FlushOutcome = anySummarized
+    ? "summarized"
+    : anyOversized
+      ? "skipped-oversized"
+      : anyDeduped
+        ? "skipped-deduped"
+        : records.length > 0
+          ? "summarized"
+          : "skipped-trivial";
   const frontier: Frontier | null = last
     ? {
         lastAttemptedToolCallId: last.call.toolCallId,
@@ -157,5 +188,16 @@ export function assembleFlush(input: AssembleInput): AssembledFlush {
         outcome,
       }
     : null;
-  return { outcome, processedBatches: processed, records, summaries, aliases, frontier, dispositions, summaryChars, rawChars, dedupedCalls };
+  return {
+    outcome,
+    processedBatches: processed,
+    records,
+    summaries,
+    aliases,
+    frontier,
+    dispositions,
+    summaryChars,
+    rawChars,
+    dedupedCalls,
+  };
 }

@@ -1,40 +1,57 @@
 /**
  * pruneMessages: the render transform run before every LLM call (CAP-RENDER-1/2). Four phases in a
- * fixed order, each returning its input reference when it changes nothing:
+ * fixed order, each its own module, each returning its input reference when it changes nothing:
  *   stub-replace -> error-purge -> chain-range-prune -> orphan-sweep.
  * Pure: it never mutates its input or the state, never throws on bad input, and returns diagnostics
- * instead of writing them (see diagnostics.ts for the at-most-once ledger).
+ * instead of writing them (see diagnostics.ts for the at-most-once ledger). Everything a render keeps
+ * lives in its own context; what renders of one state version share is the caller's memo. The input
+ * is read once (read-messages.ts): the phases work on that reading, not on the message objects.
  *
  * Sizes: on a pruned render `beforeChars`/`afterChars` equal `JSON.stringify(array).length` of input
- * and output, summed from per-message lengths memoized by message fingerprint for the state's lifetime
- * (message-size.ts), so a render serializes only messages it has not seen at this state version; the
- * output is measured from the input pass (its kept elements are input elements, in order) plus the
- * replacements Condense built. On a no-op render, and with `measure: false`, they are the 0/0 sentinel
- * of the spec: a clean render measures nothing, and the footer keeps the last pruned measurement
- * (CAP-RENDER-21).
+ * and output (message-size.ts). On a no-op render, and with `measure: false`, they are the 0/0
+ * sentinel of the spec: a clean render measures nothing, and the footer keeps the last pruned
+ * measurement (CAP-RENDER-21).
  */
 import type { Diagnostic } from "../diagnostics.ts";
 import type { AgentMessage } from "../messages.ts";
-import { protectionRules } from "../protection.ts";
 import { DEFAULT_SETTINGS, type CondenseSettings } from "../settings.ts";
 import type { CondenseState } from "../state.ts";
-import { chainRangePrune, endChainScan } from "./chain-range-prune.ts";
+import { chainRangePrune } from "./chain-range-prune.ts";
 import { errorPurge } from "./error-purge.ts";
-import { createSizeMemo, renderChars, type SizeMemo } from "./message-size.ts";
+import { reportMalformed } from "./malformed-scan.ts";
+import type { Rendering } from "./message-shape.ts";
+import { renderChars } from "./message-size.ts";
 import { orphanSweep } from "./orphan-sweep.ts";
+import { readMessages } from "./read-messages.ts";
 import type { RenderContext, RenderStats } from "./render-context.ts";
+import { createRenderMemo, rulesFor, type RenderMemo } from "./render-memo.ts";
+import { decideRenderPolicy, type RenderPolicy } from "./render-policy.ts";
 import { stubReplace } from "./stub-replace.ts";
 
 export type { RenderStats } from "./render-context.ts";
+export { createRenderMemo, type RenderMemo } from "./render-memo.ts";
+export { decideRenderPolicy, type RenderPolicy } from "./render-policy.ts";
 
 export interface RenderOptions {
   settings: CondenseSettings;
   /**
    * Measure `beforeChars`/`afterChars` on a pruned render (default true). A host that hands over fresh
-   * clones every call (pi does) pays a full serialization for it each time; a caller that only needs the
+   * clones every call (pi does) pays a measurement for it each time; a caller that only needs the
    * reclaim figure now and then passes false and gets the 0/0 sentinel.
    */
   measure?: boolean;
+  /**
+   * The error-purge and recovery-grace decisions taken when `state` was applied
+   * (`decideRenderPolicy`). A caller that renders many times per state version passes the same
+   * policy to each render, so earlier messages change only when the state does. Without one, the
+   * policy is decided from these messages (a one-off render).
+   */
+  policy?: RenderPolicy;
+  /**
+   * What renders of this state version may share (`createRenderMemo(state)`). Ignored when it was made
+   * for another state; without one, the render builds its own.
+   */
+  memo?: RenderMemo;
 }
 
 export interface RenderResult {
@@ -48,34 +65,49 @@ export interface RenderResult {
 }
 
 const NO_DIAGNOSTICS: readonly Diagnostic[] = Object.freeze([]);
-/** One size memo per state object: it lives as long as the session's mirror at that version. */
-const sizeMemoByState = new WeakMap<CondenseState, SizeMemo>();
-function sizeMemo(state: CondenseState): SizeMemo {
-  let m = sizeMemoByState.get(state);
-  if (!m) { m = createSizeMemo(); sizeMemoByState.set(state, m); }
-  return m;
-}
 
-export function pruneMessages(messages: readonly AgentMessage[], state: CondenseState, options: RenderOptions): RenderResult {
+export function pruneMessages(
+  messages: readonly AgentMessage[],
+  state: CondenseState,
+  options: RenderOptions,
+): RenderResult {
   const stats: RenderStats = { stubbed: 0, purged: 0, chainsApplied: 0, swept: 0, malformed: 0 };
-  if (!Array.isArray(messages)) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics: NO_DIAGNOSTICS, stats };
+  const unchanged = (diagnostics: readonly Diagnostic[]): RenderResult => ({
+    messages,
+    pruned: false,
+    beforeChars: 0,
+    afterChars: 0,
+    diagnostics,
+    stats,
+  });
+  if (!Array.isArray(messages)) return unchanged(NO_DIAGNOSTICS);
   const settings = options?.settings ?? DEFAULT_SETTINGS;
-  if (settings.enabled === false || !state || !(state.records instanceof Map)) {
-    return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics: NO_DIAGNOSTICS, stats };
-  }
-  const measure = options?.measure !== false;
-  const ctx: RenderContext = { state, settings, rules: protectionRules(settings), diagnostics: null, stats, assistantTurns: null, purgeCandidates: 0, chainScan: null, sizeMemo: measure && (state.records.size > 0 || state.chains.length > 0) ? sizeMemo(state) : null };
+  if (settings.enabled === false || !state || !(state.records instanceof Map)) return unchanged(NO_DIAGNOSTICS);
+  const memo = options?.memo?.state === state ? options.memo : createRenderMemo(state);
+  const ctx: RenderContext = {
+    state,
+    settings,
+    rules: rulesFor(memo, settings),
+    memo,
+    stats,
+    diagnostics: null,
+    policy: options?.policy ?? decideRenderPolicy(messages, settings),
+  };
   const input = messages as readonly unknown[];
-  // Phase 1 is also the render's only full pass: it classifies every message, takes the input sizes
-  // and collects what phases 2 and 3 need (failed results with their openers, chain boundaries).
-  let out = stubReplace(input, ctx);
-  out = errorPurge(out, ctx);
-  out = chainRangePrune(out, ctx);
-  if (ctx.chainScan) endChainScan(ctx.chainScan);
-  out = orphanSweep(out, ctx);
+  // Sizes are taken in the reading pass when this render may prune and will measure.
+  const measure = options?.measure !== false && (state.records.size > 0 || state.chains.length > 0);
+  const read = readMessages(input, measure ? memo.sizes : null);
+  let r: Rendering = read.rendering;
+  reportMalformed(r, ctx);
+  r = stubReplace(r, ctx);
+  r = errorPurge(r, ctx);
+  r = chainRangePrune(r, ctx);
+  r = orphanSweep(r, ctx);
   const diagnostics = ctx.diagnostics ?? NO_DIAGNOSTICS;
-  if (out === input) return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics, stats };
-  if (!measure) return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: 0, afterChars: 0, diagnostics, stats };
-  const sizes = renderChars(input, out, sizeMemo(state), ctx.sizeMemo !== null);
-  return { messages: out as readonly AgentMessage[], pruned: true, beforeChars: sizes.before, afterChars: sizes.after, diagnostics, stats };
+  if (r.messages === input) return unchanged(diagnostics);
+  const rendered = r.messages as readonly AgentMessage[];
+  if (options?.measure === false)
+    return { messages: rendered, pruned: true, beforeChars: 0, afterChars: 0, diagnostics, stats };
+  const sizes = renderChars(input, r.messages, memo.sizes, read.sizes ?? undefined);
+  return { messages: rendered, pruned: true, beforeChars: sizes.before, afterChars: sizes.after, diagnostics, stats };
 }

@@ -12,7 +12,11 @@ import { isObject } from "../messages.ts";
  * Whether any ref of the message is covered, in their order: a timestamped ref by
  * `timed(ts, id)`, a bare one by `bare(id)`. Read in place, nothing allocated per ref.
  */
-export function anyRefCovered(m: { details?: unknown }, timed: (ts: number, id: string) => boolean, bare: (id: string) => boolean): boolean {
+export function anyRefCovered(
+  m: { details?: unknown },
+  timed: (ts: number, id: string) => boolean,
+  bare: (id: string) => boolean,
+): boolean {
   const d = m.details;
   if (!isObject(d)) return false;
   if (Array.isArray(d.toolCallRefs)) {
@@ -27,7 +31,10 @@ export function anyRefCovered(m: { details?: unknown }, timed: (ts: number, id: 
   }
   if (Array.isArray(d.toolCallIds)) {
     const ids = d.toolCallIds;
-    for (let k = 0; k < ids.length; k++) { const id = ids[k]; if (typeof id === "string" && bare(id)) return true; }
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k];
+      if (typeof id === "string" && bare(id)) return true;
+    }
   }
   return false;
 }

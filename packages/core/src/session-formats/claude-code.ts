@@ -7,25 +7,45 @@
  * Conversation order is file order (Claude Code appends as it goes); sidechain (sub-agent) entries
  * and bookkeeping entries (queue-operation, attachment, file-history-snapshot, ...) are not context.
  */
-import { isObject, type AgentMessage, type AssistantBlock, type AssistantMessage, type ImagePart, type TextPart, type ToolResultMessage } from "../messages.ts";
+import {
+  isObject,
+  type AgentMessage,
+  type AssistantBlock,
+  type AssistantMessage,
+  type ImagePart,
+  type TextPart,
+  type ToolResultMessage,
+} from "../messages.ts";
 import type { SkippedLine } from "../session-reader.ts";
 import { argumentsObject, parseJsonLines, timestampMs, type JsonLine } from "./json-lines.ts";
 import type { FormatReadOptions, FormatReadResult } from "./types.ts";
 
-const STOP_REASONS: Record<string, string> = { tool_use: "toolUse", end_turn: "stop", max_tokens: "length", stop_sequence: "stop" };
+const STOP_REASONS: Record<string, string> = {
+  tool_use: "toolUse",
+  end_turn: "stop",
+  max_tokens: "length",
+  stop_sequence: "stop",
+};
 
 export function readClaudeCodeSession(text: string, options: FormatReadOptions = {}): FormatReadResult {
   const skipped: SkippedLine[] = [];
   const warnings: string[] = [];
   let lines: JsonLine[] = [];
-  try { lines = parseJsonLines(text, skipped); } catch (err) { skipped.push({ line: 0, reason: `reader failure: ${String(err)}` }); }
+  try {
+    lines = parseJsonLines(text, skipped);
+  } catch (err) {
+    skipped.push({ line: 0, reason: `reader failure: ${String(err)}` });
+  }
 
   // With compaction applied, the context starts at the last compact boundary.
   let start = 0;
   if ((options.compaction ?? "apply") === "apply") {
     for (let i = lines.length - 1; i >= 0; i--) {
       const v = lines[i]!.value;
-      if (v.type === "system" && v.subtype === "compact_boundary") { start = i + 1; break; }
+      if (v.type === "system" && v.subtype === "compact_boundary") {
+        start = i + 1;
+        break;
+      }
     }
   }
 
@@ -44,9 +64,15 @@ export function readClaudeCodeSession(text: string, options: FormatReadOptions =
   for (let i = start; i < lines.length; i++) {
     const { line, value: v } = lines[i]!;
     if (v.type !== "user" && v.type !== "assistant") continue;
-    if (v.isSidechain === true) { sidechain++; continue; }
+    if (v.isSidechain === true) {
+      sidechain++;
+      continue;
+    }
     const m = v.message;
-    if (!isObject(m)) { skipped.push({ line, reason: `${String(v.type)} entry without a message` }); continue; }
+    if (!isObject(m)) {
+      skipped.push({ line, reason: `${String(v.type)} entry without a message` });
+      continue;
+    }
     const ts = timestampMs(v.timestamp);
 
     if (v.type === "assistant") {
@@ -76,18 +102,30 @@ export function readClaudeCodeSession(text: string, options: FormatReadOptions =
       continue;
     }
 
-    if (v.isCompactSummary === true && options.compaction === "ignore") { droppedSummaries++; continue; }
+    if (v.isCompactSummary === true && options.compaction === "ignore") {
+      droppedSummaries++;
+      continue;
+    }
     if (typeof m.content === "string") {
       messages.push({ role: "user", content: m.content, timestamp: ts });
       continue;
     }
-    if (!Array.isArray(m.content)) { skipped.push({ line, reason: "user message without content" }); continue; }
+    if (!Array.isArray(m.content)) {
+      skipped.push({ line, reason: "user message without content" });
+      continue;
+    }
     const rest: (TextPart | ImagePart)[] = [];
     for (const b of m.content) {
-      if (!isObject(b)) { droppedBlocks++; continue; }
+      if (!isObject(b)) {
+        droppedBlocks++;
+        continue;
+      }
       if (b.type === "tool_result") {
         const id = typeof b.tool_use_id === "string" ? b.tool_use_id : "";
-        if (!id) { skipped.push({ line, reason: "tool_result without tool_use_id" }); continue; }
+        if (!id) {
+          skipped.push({ line, reason: "tool_result without tool_use_id" });
+          continue;
+        }
         messages.push({
           role: "toolResult",
           toolCallId: id,
@@ -105,8 +143,10 @@ export function readClaudeCodeSession(text: string, options: FormatReadOptions =
     if (rest.length > 0) messages.push({ role: "user", content: rest, timestamp: ts });
   }
 
-  if (sidechain > 0) warnings.push(`${sidechain} sidechain (sub-agent) entries are not part of the main context and were left out`);
-  if (droppedSummaries > 0) warnings.push(`${droppedSummaries} compaction summary message(s) left out: the full history is replayed instead`);
+  if (sidechain > 0)
+    warnings.push(`${sidechain} sidechain (sub-agent) entries are not part of the main context and were left out`);
+  if (droppedSummaries > 0)
+    warnings.push(`${droppedSummaries} compaction summary message(s) left out: the full history is replayed instead`);
   if (droppedBlocks > 0) warnings.push(`${droppedBlocks} content block(s) of unsupported types were left out`);
   // A result logged before its call's entry gets the name once the whole file is read.
   for (const m of messages) {
@@ -173,7 +213,8 @@ function resultParts(c: unknown): (TextPart | ImagePart)[] {
     if (!isObject(b)) continue;
     if (b.type === "text" && typeof b.text === "string") out.push({ type: "text", text: b.text });
     else if (b.type === "image") out.push(imagePart(b));
-    else if (b.type === "tool_reference" && typeof b.tool_name === "string") out.push({ type: "text", text: `[tool reference: ${b.tool_name}]` });
+    else if (b.type === "tool_reference" && typeof b.tool_name === "string")
+      out.push({ type: "text", text: `[tool reference: ${b.tool_name}]` });
   }
   return out;
 }

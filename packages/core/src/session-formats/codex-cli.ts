@@ -7,21 +7,38 @@
  * `function_call_output` becomes a `toolResult` named after its call. Developer and user messages
  * both reach the model as user text.
  */
-import { isObject, type AgentMessage, type AssistantBlock, type AssistantMessage, type ImagePart, type TextPart } from "../messages.ts";
+import {
+  isObject,
+  type AgentMessage,
+  type AssistantBlock,
+  type AssistantMessage,
+  type ImagePart,
+  type TextPart,
+} from "../messages.ts";
 import type { SkippedLine } from "../session-reader.ts";
 import { argumentsObject, parseJsonLines, timestampMs, type JsonLine } from "./json-lines.ts";
 import type { FormatReadOptions, FormatReadResult } from "./types.ts";
 
 const ITEM_TYPES = new Set([
-  "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-  "custom_tool_call_output", "local_shell_call", "web_search_call",
+  "message",
+  "reasoning",
+  "function_call",
+  "function_call_output",
+  "custom_tool_call",
+  "custom_tool_call_output",
+  "local_shell_call",
+  "web_search_call",
 ]);
 
 export function readCodexSession(text: string, options: FormatReadOptions = {}): FormatReadResult {
   const skipped: SkippedLine[] = [];
   const warnings: string[] = [];
   let lines: JsonLine[] = [];
-  try { lines = parseJsonLines(text, skipped); } catch (err) { skipped.push({ line: 0, reason: `reader failure: ${String(err)}` }); }
+  try {
+    lines = parseJsonLines(text, skipped);
+  } catch (err) {
+    skipped.push({ line: 0, reason: `reader failure: ${String(err)}` });
+  }
 
   // A `compacted` line replaces the history before it with its summary (when applied).
   let start = 0;
@@ -60,7 +77,8 @@ export function readCodexSession(text: string, options: FormatReadOptions = {}):
 
   for (let i = start; i < lines.length; i++) {
     const { line, value: v } = lines[i]!;
-    const item = v.type === "response_item" && isObject(v.payload) ? v.payload : ITEM_TYPES.has(String(v.type)) ? v : undefined;
+    const item =
+      v.type === "response_item" && isObject(v.payload) ? v.payload : ITEM_TYPES.has(String(v.type)) ? v : undefined;
     if (!item) continue;
     const ts = timestampMs(v.timestamp);
     switch (item.type) {
@@ -85,29 +103,46 @@ export function readCodexSession(text: string, options: FormatReadOptions = {}):
       case "function_call":
       case "custom_tool_call": {
         const id = callId(item);
-        if (!id || typeof item.name !== "string") { skipped.push({ line, reason: `${item.type} without call_id or name` }); break; }
+        if (!id || typeof item.name !== "string") {
+          skipped.push({ line, reason: `${item.type} without call_id or name` });
+          break;
+        }
         addCall(ts, id, item.name, argumentsObject(item.type === "function_call" ? item.arguments : item.input));
         break;
       }
       case "local_shell_call": {
         const id = callId(item);
-        if (!id) { skipped.push({ line, reason: "local_shell_call without call_id" }); break; }
+        if (!id) {
+          skipped.push({ line, reason: "local_shell_call without call_id" });
+          break;
+        }
         addCall(ts, id, "shell", isObject(item.action) ? item.action : {});
         break;
       }
       case "function_call_output":
       case "custom_tool_call_output": {
         const id = callId(item);
-        if (!id) { skipped.push({ line, reason: `${item.type} without call_id` }); break; }
+        if (!id) {
+          skipped.push({ line, reason: `${item.type} without call_id` });
+          break;
+        }
         const out = outputOf(item.output);
-        messages.push({ role: "toolResult", toolCallId: id, toolName: toolNames.get(id) ?? "unknown", content: out.parts, isError: out.isError, timestamp: ts });
+        messages.push({
+          role: "toolResult",
+          toolCallId: id,
+          toolName: toolNames.get(id) ?? "unknown",
+          content: out.parts,
+          isError: out.isError,
+          timestamp: ts,
+        });
         break;
       }
       default:
         unsupported++;
     }
   }
-  if (compactions > 0 && options.compaction === "ignore") warnings.push(`${compactions} compaction marker(s) ignored: the full history is replayed`);
+  if (compactions > 0 && options.compaction === "ignore")
+    warnings.push(`${compactions} compaction marker(s) ignored: the full history is replayed`);
   if (unsupported > 0) warnings.push(`${unsupported} response item(s) of unsupported types were left out`);
   skipped.sort((a, b) => a.line - b.line);
   return { format: "codex-cli", messages, skipped, warnings };
@@ -124,8 +159,10 @@ function messageParts(c: unknown): (TextPart | ImagePart)[] {
   const out: (TextPart | ImagePart)[] = [];
   for (const b of c) {
     if (!isObject(b)) continue;
-    if ((b.type === "input_text" || b.type === "output_text" || b.type === "text") && typeof b.text === "string") out.push({ type: "text", text: b.text });
-    else if (b.type === "input_image") out.push({ type: "image", ...(typeof b.image_url === "string" ? { data: b.image_url } : {}) });
+    if ((b.type === "input_text" || b.type === "output_text" || b.type === "text") && typeof b.text === "string")
+      out.push({ type: "text", text: b.text });
+    else if (b.type === "input_image")
+      out.push({ type: "image", ...(typeof b.image_url === "string" ? { data: b.image_url } : {}) });
   }
   return out;
 }
@@ -144,7 +181,8 @@ function reasoningText(item: Record<string, unknown>): string {
 function outputOf(o: unknown): { parts: (TextPart | ImagePart)[]; isError: boolean } {
   if (typeof o === "string") return { parts: [{ type: "text", text: o }], isError: false };
   if (isObject(o)) {
-    const parts = typeof o.content === "string" ? [{ type: "text" as const, text: o.content }] : messageParts(o.content);
+    const parts =
+      typeof o.content === "string" ? [{ type: "text" as const, text: o.content }] : messageParts(o.content);
     return { parts, isError: o.success === false };
   }
   if (Array.isArray(o)) return { parts: messageParts(o), isError: false };

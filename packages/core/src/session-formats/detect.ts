@@ -13,9 +13,27 @@ import type { FormatReadOptions, FormatReadResult, SessionFormat } from "./types
 
 export const SUPPORTED_SESSION_FORMATS: readonly SessionFormat[] = ["pi", "claude-code", "codex-cli", "swe-agent"];
 
-const PI_TYPES = new Set(["session", "model_change", "thinking_level_change", "compaction", "custom", "custom_message", "branch_summary", "label", "session_info"]);
+const PI_TYPES = new Set([
+  "session",
+  "model_change",
+  "thinking_level_change",
+  "compaction",
+  "custom",
+  "custom_message",
+  "branch_summary",
+  "label",
+  "session_info",
+]);
 const PI_ROLES = new Set(["user", "assistant", "toolResult", "bashExecution", "custom", "hookMessage"]);
-const CLAUDE_TYPES = new Set(["queue-operation", "file-history-snapshot", "attachment", "last-prompt", "ai-title", "permission-mode", "summary"]);
+const CLAUDE_TYPES = new Set([
+  "queue-operation",
+  "file-history-snapshot",
+  "attachment",
+  "last-prompt",
+  "ai-title",
+  "permission-mode",
+  "summary",
+]);
 const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
 /** How many leading lines detection inspects; enough to get past headers and bookkeeping lines. */
 const SAMPLE_LINES = 60;
@@ -32,7 +50,12 @@ export function detectSessionFormat(text: string, fileName = ""): SessionFormat 
     const t = typeof v.type === "string" ? v.type : undefined;
     if (t && CODEX_TYPES.has(t)) score["codex-cli"] += 2;
     else if (t && CLAUDE_TYPES.has(t)) score["claude-code"] += 2;
-    else if ((t === "user" || t === "assistant") && isObject(v.message) && ("uuid" in v || "parentUuid" in v || "sessionId" in v)) score["claude-code"] += 2;
+    else if (
+      (t === "user" || t === "assistant") &&
+      isObject(v.message) &&
+      ("uuid" in v || "parentUuid" in v || "sessionId" in v)
+    )
+      score["claude-code"] += 2;
     else if (t === "message" && isObject(v.message) && PI_ROLES.has(String(v.message.role))) score.pi += 2;
     else if (t && PI_TYPES.has(t)) score.pi += 1;
     // Older Codex rollouts: a bare header with `instructions`, then bare response items.
@@ -43,7 +66,10 @@ export function detectSessionFormat(text: string, fileName = ""): SessionFormat 
   let best: SessionFormat | "unknown" = "unknown";
   let bestScore = 0;
   for (const f of SUPPORTED_SESSION_FORMATS) {
-    if (score[f] > bestScore) { best = f; bestScore = score[f]; }
+    if (score[f] > bestScore) {
+      best = f;
+      bestScore = score[f];
+    }
   }
   if (best !== "unknown") return best;
   if (lower.includes("rollout-") || lower.includes("codex")) return entries.length > 0 ? "codex-cli" : "unknown";
@@ -56,8 +82,10 @@ function looksLikeTrajectory(text: string): boolean {
   if (!start.startsWith("{")) return false;
   const head = start.slice(0, 4096);
   // A JSONL file's first line would close before these keys appear at the top level of a multi-line document.
-  return /^\{\s*"(trajectory|history|environment|info|replay_config)"\s*:/.test(head) ||
-    (/"trajectory"\s*:\s*\[/.test(head) && /"history"\s*:\s*\[/.test(start.slice(0, 2_000_000)));
+  return (
+    /^\{\s*"(trajectory|history|environment|info|replay_config)"\s*:/.test(head) ||
+    (/"trajectory"\s*:\s*\[/.test(head) && /"history"\s*:\s*\[/.test(start.slice(0, 2_000_000)))
+  );
 }
 
 export type AnySessionResult = FormatReadResult;
@@ -76,9 +104,12 @@ export function readAnySession(text: string, fileName = "", options: FormatReadO
         if (!r.header) warnings.push("no session header: the file starts mid-session");
         return { format, messages: r.messages, skipped: r.skipped, warnings };
       }
-      case "claude-code": return readClaudeCodeSession(text, options);
-      case "codex-cli": return readCodexSession(text, options);
-      case "swe-agent": return readSweAgentTrajectory(text);
+      case "claude-code":
+        return readClaudeCodeSession(text, options);
+      case "codex-cli":
+        return readCodexSession(text, options);
+      case "swe-agent":
+        return readSweAgentTrajectory(text);
       default:
         return {
           format: "unknown",

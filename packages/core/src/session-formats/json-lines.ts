@@ -20,7 +20,9 @@ export function argumentsObject(raw: unknown): Record<string, unknown> {
     try {
       const v: unknown = JSON.parse(raw);
       if (isObject(v)) return v;
-    } catch { /* not JSON: keep the text */ }
+    } catch {
+      /* not JSON: keep the text */
+    }
     return raw.length > 0 ? { input: raw } : {};
   }
   return raw === undefined || raw === null ? {} : { input: raw };

@@ -26,7 +26,10 @@ export function readSweAgentTrajectory(text: string): FormatReadResult {
     const salvaged = salvageArray(src, "history");
     if (salvaged.items.length > 0) {
       doc = { history: salvaged.items };
-      skipped.push({ line: salvaged.brokenAtLine, reason: `truncated or invalid JSON (${why.slice(0, 80)}); ${salvaged.items.length} complete history message(s) kept` });
+      skipped.push({
+        line: salvaged.brokenAtLine,
+        reason: `truncated or invalid JSON (${why.slice(0, 80)}); ${salvaged.items.length} complete history message(s) kept`,
+      });
     } else {
       skipped.push({ line: 0, reason: `invalid JSON (${why.slice(0, 80)})` });
     }
@@ -34,17 +37,23 @@ export function readSweAgentTrajectory(text: string): FormatReadResult {
   if (!doc) return { format: "swe-agent", messages: [], skipped, warnings };
 
   const history = Array.isArray(doc.history) ? doc.history.filter(isObject) : [];
-  const messages = history.length > 0
-    ? fromHistory(history, warnings)
-    : fromTrajectory(Array.isArray(doc.trajectory) ? doc.trajectory.filter(isObject) : [], warnings);
-  if (history.length === 0 && messages.length === 0) skipped.push({ line: 0, reason: "no history or trajectory steps" });
+  const messages =
+    history.length > 0
+      ? fromHistory(history, warnings)
+      : fromTrajectory(Array.isArray(doc.trajectory) ? doc.trajectory.filter(isObject) : [], warnings);
+  if (history.length === 0 && messages.length === 0)
+    skipped.push({ line: 0, reason: "no history or trajectory steps" });
   return { format: "swe-agent", messages, skipped, warnings };
 }
 
 function textOf(c: unknown): string {
   if (typeof c === "string") return c;
   if (!Array.isArray(c)) return "";
-  return c.filter(isObject).map((b) => (typeof b.text === "string" ? b.text : "")).filter((t) => t.length > 0).join("\n");
+  return c
+    .filter(isObject)
+    .map((b) => (typeof b.text === "string" ? b.text : ""))
+    .filter((t) => t.length > 0)
+    .join("\n");
 }
 
 function parts(c: unknown): (TextPart | ImagePart)[] {
@@ -68,7 +77,10 @@ function fromHistory(history: Record<string, unknown>[], warnings: string[]): Ag
   for (const m of history) {
     n++;
     const role = m.role;
-    if (role === "system") { system++; continue; }
+    if (role === "system") {
+      system++;
+      continue;
+    }
     if (role === "assistant") {
       const blocks: AssistantBlock[] = [];
       const thought = typeof m.thought === "string" && m.thought.length > 0 ? m.thought : textOf(m.content);
@@ -91,14 +103,31 @@ function fromHistory(history: Record<string, unknown>[], warnings: string[]): Ag
       continue;
     }
     if (role === "tool") {
-      const ids = Array.isArray(m.tool_call_ids) ? m.tool_call_ids.filter((x): x is string => typeof x === "string") : [];
+      const ids = Array.isArray(m.tool_call_ids)
+        ? m.tool_call_ids.filter((x): x is string => typeof x === "string")
+        : [];
       const id = ids[0] ?? (typeof m.tool_call_id === "string" ? m.tool_call_id : "");
-      if (!id) { warnings.push(`history message ${n}: tool observation without a call id was left out`); continue; }
-      out.push({ role: "toolResult", toolCallId: id, toolName: toolNames.get(id) ?? "unknown", content: parts(m.content), isError: false });
+      if (!id) {
+        warnings.push(`history message ${n}: tool observation without a call id was left out`);
+        continue;
+      }
+      out.push({
+        role: "toolResult",
+        toolCallId: id,
+        toolName: toolNames.get(id) ?? "unknown",
+        content: parts(m.content),
+        isError: false,
+      });
       continue;
     }
     if (role === "user" && pending) {
-      out.push({ role: "toolResult", toolCallId: pending.id, toolName: pending.name, content: parts(m.content), isError: false });
+      out.push({
+        role: "toolResult",
+        toolCallId: pending.id,
+        toolName: pending.name,
+        content: parts(m.content),
+        isError: false,
+      });
       pending = undefined;
       continue;
     }
@@ -120,14 +149,18 @@ function fromTrajectory(steps: Record<string, unknown>[], warnings: string[]): A
     const thought = typeof s.thought === "string" && s.thought.length > 0 ? s.thought : textOf(s.response);
     const action = typeof s.action === "string" ? s.action : "";
     const blocks: AssistantBlock[] = thought ? [{ type: "text", text: thought }] : [];
-    if (action.trim().length === 0) { out.push({ role: "assistant", content: blocks, stopReason: "stop" }); continue; }
+    if (action.trim().length === 0) {
+      out.push({ role: "assistant", content: blocks, stopReason: "stop" });
+      continue;
+    }
     const id = `swe-step-${n}`;
     const name = commandName(action);
     blocks.push({ type: "toolCall", id, name, arguments: { command: action } });
     out.push({ role: "assistant", content: blocks, stopReason: "toolUse" });
     out.push({ role: "toolResult", toolCallId: id, toolName: name, content: parts(s.observation), isError: false });
   }
-  if (steps.length > 0) warnings.push("no `history` in the trajectory: the conversation was rebuilt from its steps (no user prompt)");
+  if (steps.length > 0)
+    warnings.push("no `history` in the trajectory: the conversation was rebuilt from its steps (no user prompt)");
   return out;
 }
 
@@ -140,7 +173,11 @@ function salvageArray(text: string, key: string): { items: Record<string, unknow
   const at = new RegExp(`"${key}"\\s*:\\s*\\[`).exec(text);
   if (!at) return { items, brokenAtLine: 0 };
   let i = at.index + at[0].length;
-  const lineAt = (pos: number) => { let l = 1; for (let k = 0; k < pos; k++) if (text.charCodeAt(k) === 10) l++; return l; };
+  const lineAt = (pos: number) => {
+    let l = 1;
+    for (let k = 0; k < pos; k++) if (text.charCodeAt(k) === 10) l++;
+    return l;
+  };
   while (i < text.length) {
     while (i < text.length && /[\s,]/.test(text[i]!)) i++;
     if (i >= text.length || text[i] !== "{") break;
@@ -170,7 +207,10 @@ function objectEnd(text: string, start: number): number {
     }
     if (c === 34) inString = true;
     else if (c === 123 || c === 91) depth++;
-    else if (c === 125 || c === 93) { depth--; if (depth === 0) return i; }
+    else if (c === 125 || c === 93) {
+      depth--;
+      if (depth === 0) return i;
+    }
   }
   return -1;
 }

@@ -14,7 +14,9 @@ describe("phase 4: orphan sweep", () => {
       const r = run(msgs);
       expect(r.messages).toEqual(msgs.slice(0, 5));
       expect(r.stats.swept).toBe(1);
-      expect(r.diagnostics).toEqual([{ kind: "orphan-sweep", dedupKey: shortHash("a"), detail: "swept 1 orphan toolResult(s): a" }]);
+      expect(r.diagnostics).toEqual([
+        { kind: "orphan-sweep", dedupKey: shortHash("a"), detail: "swept 1 orphan toolResult(s): a" },
+      ]);
       const step = recordDiagnostics(ledger, r.diagnostics);
       expect(step.fresh).toHaveLength(i === 0 ? 1 : 0);
       ledger = step.ledger;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { diagCounts, emptyLedger, markReported, recordDiagnostics, unseenDiagnostics, type Diagnostic } from "../../src/diagnostics.ts";
+import {
+  diagCounts,
+  emptyLedger,
+  markReported,
+  recordDiagnostics,
+  unseenDiagnostics,
+  type Diagnostic,
+} from "../../src/diagnostics.ts";
 import { graceSet, isChainDeferred } from "../../src/recovery-grace.ts";
 import { arrayChars, messageChars } from "../../src/render/message-size.ts";
 import { pruneMessages } from "../../src/render/prune-messages.ts";
@@ -9,8 +16,19 @@ const opts = { settings: settings() };
 
 describe("pruneMessages", () => {
   it("reports before/after sizes equal to JSON.stringify(array).length exactly", () => {
-    const msgs = [U(1000, "héllo \u2502 \"quoted\""), A(1100, "bash_1", "bash_2"), R(1150, "bash_1", "x".repeat(5000)), R(1160, "bash_2", "y\n".repeat(100)), F(1200, "ok", "think"), S(1300, ["bash_1@1150"]), R(1400, "orphan")];
-    const st = state({ records: [rec("bash_2", 1160, { shortRef: "t2" })], chains: [chain("b1", 1000, 1200, { droppedToolCallIds: ["bash_1", "bash_2"] })] });
+    const msgs = [
+      U(1000, 'héllo \u2502 "quoted"'),
+      A(1100, "bash_1", "bash_2"),
+      R(1150, "bash_1", "x".repeat(5000)),
+      R(1160, "bash_2", "y\n".repeat(100)),
+      F(1200, "ok", "think"),
+      S(1300, ["bash_1@1150"]),
+      R(1400, "orphan"),
+    ];
+    const st = state({
+      records: [rec("bash_2", 1160, { shortRef: "t2" })],
+      chains: [chain("b1", 1000, 1200, { droppedToolCallIds: ["bash_1", "bash_2"] })],
+    });
     const r = pruneMessages(msgs, st, opts);
     expect(r.pruned).toBe(true);
     expect(r.beforeChars).toBe(JSON.stringify(msgs).length);
@@ -21,24 +39,39 @@ describe("pruneMessages", () => {
   });
 
   it("never mutates its input", () => {
-    const msgs = [U(1000), A(1100, { id: "e_1", args: { p: "z".repeat(600) } }), R(1150, "e_1", "bad", { isError: true }), F(1200, "ok", "t"), F(1300), F(1400), R(1500, "stray")];
+    const msgs = [
+      U(1000),
+      A(1100, { id: "e_1", args: { p: "z".repeat(600) } }),
+      R(1150, "e_1", "bad", { isError: true }),
+      F(1200, "ok", "t"),
+      F(1300),
+      F(1400),
+      R(1500, "stray"),
+    ];
     const copy = structuredClone(msgs);
     const st = state({ records: [rec("e_1", 1150, { shortRef: "t1" })], chains: [chain("b1", 1000, 1200)] });
     pruneMessages(msgs, st, opts);
     expect(msgs).toEqual(copy);
   });
 
-  it("passes malformed messages through untouched and reports each once by content", () => {
-    const bad = [null, 42, "text", { content: [] }, { role: "assistant", content: "not blocks" }, { role: "toolResult", content: [] }, [1, 2]];
+  it("passes malformed messages through untouched (but an unopened tool result) and reports each once by content", () => {
+    const idless = { role: "toolResult", content: [] };
+    const bad = [null, 42, "text", { content: [] }, { role: "assistant", content: "not blocks" }, idless, [1, 2]];
     const msgs = [U(1), ...bad, U(2)];
     const r = pruneMessages(msgs as never, state({ records: [rec("x", 1)] }), opts);
-    expect(r.messages).toBe(msgs);
+    // Pairing wins: a tool result no call opened is removed, malformed or not.
+    expect(r.messages).toEqual(msgs.filter((m) => m !== idless));
+    expect(r.messages.every((m, i) => m === msgs.filter((x) => x !== idless)[i])).toBe(true);
+    expect(r.stats.swept).toBe(1);
     expect(r.stats.malformed).toBe(bad.length);
     const kinds = new Set(r.diagnostics.map((d) => d.kind));
-    expect([...kinds]).toEqual(["malformed-message"]);
+    expect([...kinds]).toEqual(["malformed-message", "orphan-sweep"]);
     // Same key wherever the entry sits.
+    const malformedKeys = (ds: readonly Diagnostic[]) =>
+      ds.filter((d) => d.kind === "malformed-message").map((d) => d.dedupKey);
     const shifted = pruneMessages([U(0), U(1), ...bad] as never, state(), opts);
-    expect(shifted.diagnostics.map((d) => d.dedupKey)).toEqual(r.diagnostics.map((d) => d.dedupKey));
+    expect(malformedKeys(shifted.diagnostics)).toEqual(malformedKeys(r.diagnostics));
+    expect(malformedKeys(r.diagnostics)).toHaveLength(bad.length);
   });
 
   it("ignores a disabled session and non-array input", () => {
@@ -52,7 +85,13 @@ describe("DiagnosticsLedger", () => {
   const d = (kind: Diagnostic["kind"], key: string): Diagnostic => ({ kind, dedupKey: key, detail: "" });
   it("reports each (kind, key) at most once, marks only after the write, and counts per kind", () => {
     let ledger = emptyLedger();
-    const batch = [d("unresolved-range", "b1"), d("unresolved-range", "b1"), d("orphan-sweep", "h"), d("orphan-sweep", "h2"), d("backfill-empty", "b1")];
+    const batch = [
+      d("unresolved-range", "b1"),
+      d("unresolved-range", "b1"),
+      d("orphan-sweep", "h"),
+      d("orphan-sweep", "h2"),
+      d("backfill-empty", "b1"),
+    ];
     expect(unseenDiagnostics(ledger, batch)).toHaveLength(4);
     // a failed write: nothing marked, reported again next time
     expect(unseenDiagnostics(ledger, batch)).toHaveLength(4);

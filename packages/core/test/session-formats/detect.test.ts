@@ -7,18 +7,29 @@ import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isAssistant, isToolResult, toolCallsOf } from "../../src/messages.ts";
 import { detectSessionFormat, readAnySession } from "../../src/session-formats/detect.ts";
-import { realSessionFiles } from "../../../../test/support/sessions.ts";
+import { realSessionFiles } from "@condense/test-support/sessions";
 
 const j = (o: unknown) => JSON.stringify(o);
 
 describe("detectSessionFormat", () => {
   it("tells the formats apart by content, not by name", () => {
-    expect(detectSessionFormat(j({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" }), "x.jsonl")).toBe("pi");
-    expect(detectSessionFormat(j({ type: "message", timestamp: "t", message: { role: "user", content: [] } }), "x.txt")).toBe("pi");
-    expect(detectSessionFormat(j({ type: "user", uuid: "u", parentUuid: null, sessionId: "s", message: { role: "user", content: "hi" } }), "session.jsonl")).toBe("claude-code");
+    expect(detectSessionFormat(j({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" }), "x.jsonl")).toBe(
+      "pi",
+    );
+    expect(
+      detectSessionFormat(j({ type: "message", timestamp: "t", message: { role: "user", content: [] } }), "x.txt"),
+    ).toBe("pi");
+    expect(
+      detectSessionFormat(
+        j({ type: "user", uuid: "u", parentUuid: null, sessionId: "s", message: { role: "user", content: "hi" } }),
+        "session.jsonl",
+      ),
+    ).toBe("claude-code");
     expect(detectSessionFormat(j({ type: "session_meta", payload: {} }), "a.jsonl")).toBe("codex-cli");
     expect(detectSessionFormat(j({ id: "r", timestamp: "t", instructions: "" }), "a.jsonl")).toBe("codex-cli");
-    expect(detectSessionFormat(JSON.stringify({ environment: "x", trajectory: [], history: [] }, null, 2), "a.json")).toBe("swe-agent");
+    expect(
+      detectSessionFormat(JSON.stringify({ environment: "x", trajectory: [], history: [] }, null, 2), "a.json"),
+    ).toBe("swe-agent");
     expect(detectSessionFormat("{}", "run.traj")).toBe("swe-agent");
     expect(detectSessionFormat("hello world\nnot a session", "notes.md")).toBe("unknown");
     expect(detectSessionFormat(j({ foo: 1 }), "data.jsonl")).toBe("unknown");
@@ -35,8 +46,20 @@ describe("detectSessionFormat", () => {
   it("readAnySession: a pi file cut mid-line keeps the complete lines and reports the cut one", () => {
     const lines = [
       j({ type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00Z", cwd: "/" }),
-      j({ type: "message", id: "a", parentId: null, timestamp: "2025-01-01T00:00:01Z", message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 } }),
-      j({ type: "message", id: "b", parentId: "a", timestamp: "2025-01-01T00:00:02Z", message: { role: "assistant", content: [{ type: "text", text: "hello there" }], timestamp: 2 } }),
+      j({
+        type: "message",
+        id: "a",
+        parentId: null,
+        timestamp: "2025-01-01T00:00:01Z",
+        message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+      }),
+      j({
+        type: "message",
+        id: "b",
+        parentId: "a",
+        timestamp: "2025-01-01T00:00:02Z",
+        message: { role: "assistant", content: [{ type: "text", text: "hello there" }], timestamp: 2 },
+      }),
     ];
     const text = lines.join("\n").slice(0, -20);
     const r = readAnySession(text, "s.jsonl");
@@ -48,7 +71,13 @@ describe("detectSessionFormat", () => {
 
 const files = [...realSessionFiles("pi"), ...realSessionFiles("other")];
 const expected = (name: string) =>
-  name.startsWith("claude-code_") ? "claude-code" : name.startsWith("codex-cli_") ? "codex-cli" : name.startsWith("swe-agent_") ? "swe-agent" : "pi";
+  name.startsWith("claude-code_")
+    ? "claude-code"
+    : name.startsWith("codex-cli_")
+      ? "codex-cli"
+      : name.startsWith("swe-agent_")
+        ? "swe-agent"
+        : "pi";
 
 describe.skipIf(files.length === 0)("real sessions: every file is detected and read", () => {
   for (const file of files) {
@@ -65,7 +94,10 @@ describe.skipIf(files.length === 0)("real sessions: every file is detected and r
       let paired = 0;
       for (const m of r.messages) {
         if (isAssistant(m)) for (const c of toolCallsOf(m)) calls.add(c.id);
-        if (isToolResult(m)) { results++; if (calls.has(m.toolCallId)) paired++; }
+        if (isToolResult(m)) {
+          results++;
+          if (calls.has(m.toolCallId)) paired++;
+        }
       }
       expect(r.messages.length).toBeGreaterThan(10);
       expect(calls.size).toBeGreaterThan(5);

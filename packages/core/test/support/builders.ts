@@ -15,13 +15,30 @@ export function A(ts: number, ...calls: CallSpec[]): AgentMessage {
     stopReason: "toolUse",
     content: calls.map((c) => {
       const spec = typeof c === "string" ? { id: c } : c;
-      return { type: "toolCall", id: spec.id, name: spec.name ?? toolNameOf(spec.id), arguments: spec.args ?? { command: `run ${spec.id}` } };
+      return {
+        type: "toolCall",
+        id: spec.id,
+        name: spec.name ?? toolNameOf(spec.id),
+        arguments: spec.args ?? { command: `run ${spec.id}` },
+      };
     }),
   };
 }
 
-export function R(ts: number, id: string, text = `output of ${id}`, opts: { name?: string; isError?: boolean } = {}): AgentMessage {
-  return { role: "toolResult", toolCallId: id, toolName: opts.name ?? toolNameOf(id), content: [{ type: "text", text }], isError: opts.isError ?? false, timestamp: ts };
+export function R(
+  ts: number,
+  id: string,
+  text = `output of ${id}`,
+  opts: { name?: string; isError?: boolean } = {},
+): AgentMessage {
+  return {
+    role: "toolResult",
+    toolCallId: id,
+    toolName: opts.name ?? toolNameOf(id),
+    content: [{ type: "text", text }],
+    isError: opts.isError ?? false,
+    timestamp: ts,
+  };
 }
 
 export function U(ts: number, text = "do the thing"): AgentMessage {
@@ -41,7 +58,11 @@ export function toolNameOf(id: string): string {
   return i > 0 ? id.slice(0, i) : id;
 }
 
-export function record(id: string, resultTimestamp: number | undefined, extra: Partial<ToolCallRecord> = {}): ToolCallRecord {
+export function record(
+  id: string,
+  resultTimestamp: number | undefined,
+  extra: Partial<ToolCallRecord> = {},
+): ToolCallRecord {
   return {
     key: occKey(id, resultTimestamp),
     toolCallId: id,

@@ -1,21 +1,39 @@
 /**
- * Captured tool calls. Inserting is idempotent per occurrence key, so a retried POST (same capture
+ * The captures table: captured tool calls. Inserting is idempotent per occurrence key, so a retried POST (same capture
  * id, same calls) changes nothing and reports its calls as duplicates. The flush job reads pending
- * captures up to its cursor, in capture order, regrouped into the batches the client sent.
+ * captures up to its cursor, in capture order, regrouped into the batches the client sent (the flush's one-statement first read of them is
+ * flush-run-load.ts). Also: capture rows by key (chain backfill reads raw text there, including
+ * trivial-skipped calls), why a capture is still pending, and the per-status counts of a session.
  */
-import { and, asc, eq, lte, max, sql, type SQL } from "drizzle-orm";
-import { contentHash, occKey, type CapturedBatch, type CapturedToolCall, type SummarizerStats } from "@condense/core";
-import type { Db } from "../client.ts";
-import { num, numOrNull, rawQuery } from "../raw-query.ts";
-import { captures, sessions, type CaptureStatus } from "../schema/index.ts";
-import { keyInSession } from "./key-in-session.sql.ts";
-import type { SeenSession } from "./commit-flush.ts";
+import { and, asc, eq, inArray, lte, max, sql, type SQL } from "drizzle-orm";
+import { contentHash, occKey, type CapturedBatch, type CapturedToolCall } from "@condense/core";
+import type { Db, Tx } from "../client.ts";
+import { captures, sessions, toolCallRecords, type CaptureStatus } from "../schema/index.ts";
+import { chunks } from "../chunks.ts";
+import { NotFoundError } from "../errors.ts";
 import { ensureSession, type SessionKey } from "./sessions.ts";
 
 export interface InsertCapturesInput extends SessionKey {
   /** The client's id for this POST; repeated verbatim on retry. */
   captureId: string;
   batches: CapturedBatch[];
+  /**
+   * Calls whose body was uploaded out of line (capture_bodies), by occurrence key, as the service
+   * verified them. They are stored and indexed at once (CAP-SPILL-5): the capture is settled
+   * `stored`, and a record with a fresh tN, the size and the head preview is written in the same
+   * transaction with a bumped session version, so the stub appears without waiting for a flush.
+   */
+  outOfLine?: ReadonlyMap<string, OutOfLineBody>;
+}
+
+export interface OutOfLineBody {
+  parts: number;
+  /** Length in UTF-16 code units and UTF-8 bytes. */
+  chars: number;
+  bytes: number;
+  preview: string;
+  /** The service's hash of the assembled body. */
+  contentHash: string;
 }
 
 export interface InsertCapturesResult {
@@ -28,6 +46,7 @@ export interface InsertCapturesResult {
 }
 
 export async function insertCaptures(db: Db, input: InsertCapturesInput): Promise<InsertCapturesResult> {
+  const body = (call: CapturedToolCall) => input.outOfLine?.get(occKey(call.toolCallId, call.resultTimestamp));
   const rows = input.batches.flatMap((batch, batchIndex) =>
     batch.toolCalls.map((call, callIndex) => ({
       tenantId: input.tenantId,
@@ -43,7 +62,12 @@ export async function insertCaptures(db: Db, input: InsertCapturesInput): Promis
       isError: call.isError,
       resultTimestamp: call.resultTimestamp ?? null,
       // Hashed at ingest (off the flush path), so the flush's first read can find canonicals itself.
-      contentHash: call.contentHash ?? contentHash(call.toolName, call.resultText),
+      // Always from the text being stored, never a caller's value: the hash decides dedup, and a
+      // trusted client hash would let two different texts alias each other.
+      contentHash: body(call)?.contentHash ?? contentHash(call.toolName, call.resultText),
+      ...(body(call)
+        ? { bodyParts: body(call)!.parts, status: "stored" as const, statusReason: "stored-at-capture" }
+        : {}),
       turnIndex: batch.turnIndex,
       batchTimestamp: batch.timestamp,
       assistantText: batch.assistantText ?? "",
@@ -53,15 +77,23 @@ export async function insertCaptures(db: Db, input: InsertCapturesInput): Promis
   await ensureSession(db, input);
   return db.transaction(async (tx) => {
     let accepted = 0;
+    const fresh = new Set<string>();
     // Chunked so one huge POST stays under the bind-parameter limit (about 20 columns per row).
     for (let i = 0; i < rows.length; i += 500) {
       const inserted = await tx
         .insert(captures)
         .values(rows.slice(i, i + 500))
         .onConflictDoNothing({ target: [captures.tenantId, captures.sessionId, captures.occurrenceKey] })
-        .returning({ seq: captures.seq });
+        .returning({ seq: captures.seq, key: captures.occurrenceKey });
       accepted += inserted.length;
+      for (const r of inserted) fresh.add(r.key);
     }
+    if (input.outOfLine && input.outOfLine.size > 0)
+      await indexOutOfLine(
+        tx,
+        input,
+        rows.filter((r) => fresh.has(r.occurrenceKey) && input.outOfLine!.has(r.occurrenceKey)),
+      );
     if (accepted > 0) {
       await tx
         .update(sessions)
@@ -74,6 +106,72 @@ export async function insertCaptures(db: Db, input: InsertCapturesInput): Promis
       .where(and(eq(captures.tenantId, input.tenantId), eq(captures.sessionId, input.sessionId)));
     return { accepted, duplicate: rows.length - accepted, maxSeq: Number(top?.maxSeq ?? 0) };
   });
+}
+
+/**
+ * Records for out-of-line bodies captured just now: one tN each from the session counter (the same
+ * row lock orders it with flush reservations) and one version bump, so deltas and the SSE stream
+ * carry them. No content hash on the record: a body kept in parts is never a dedup canonical (a
+ * tenant-scope copy into another session would have no parts to read), only the capture row has it.
+ */
+async function indexOutOfLine(
+  tx: Tx,
+  input: InsertCapturesInput,
+  rows: {
+    occurrenceKey: string;
+    toolCallId: string;
+    toolName: string;
+    args: Record<string, unknown>;
+    isError: boolean;
+    resultTimestamp: number | null;
+    turnIndex: number;
+    batchTimestamp: number;
+  }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const [bumped] = await tx
+    .update(sessions)
+    .set({
+      nextRef: sql`${sessions.nextRef} + ${rows.length}`,
+      version: sql`${sessions.version} + 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(sessions.tenantId, input.tenantId), eq(sessions.sessionId, input.sessionId)))
+    .returning({ nextRef: sessions.nextRef, version: sessions.version });
+  if (!bumped)
+    throw new NotFoundError(
+      "session",
+      `${input.tenantId}/${input.sessionId}`,
+      "(deleted while indexing stored bodies)",
+    );
+  const first = bumped.nextRef - rows.length;
+  await tx
+    .insert(toolCallRecords)
+    .values(
+      rows.map((r, i) => {
+        const b = input.outOfLine!.get(r.occurrenceKey)!;
+        return {
+          tenantId: input.tenantId,
+          sessionId: input.sessionId,
+          key: r.occurrenceKey,
+          toolCallId: r.toolCallId,
+          toolName: r.toolName,
+          args: r.args,
+          resultText: "",
+          isError: r.isError,
+          turnIndex: r.turnIndex,
+          batchTimestamp: r.batchTimestamp,
+          resultTimestamp: r.resultTimestamp,
+          shortRef: `t${first + i}`,
+          storedBytes: b.bytes,
+          storedPreview: b.preview,
+          storedParts: b.parts,
+          storedChars: b.chars,
+          version: Number(bumped.version),
+        };
+      }),
+    )
+    .onConflictDoNothing();
 }
 
 export async function maxCaptureSeq(db: Db, key: SessionKey): Promise<number> {
@@ -107,132 +205,54 @@ export async function loadPendingCaptures(db: Db, input: SessionKey & { cursor: 
   return groupPendingRows(rows);
 }
 
-export interface PendingForFlush {
-  batches: PendingBatch[];
-  /** Occurrence keys among them that already have a record or a dedup alias in the session. */
-  indexed: Set<string>;
-  /**
-   * The session's commit sequence and stats in the same snapshot as the captures: `commitFlush`'s
-   * optimistic commit applies only if no commit happened since. Null when the session does not exist.
-   */
-  seen: SeenSession | null;
-  /**
-   * The content-hash canonicals of these captures, read in the same statement (by each capture's
-   * stored hash): the first non-backfilled record with the hash in the session, and in the tenant
-   * with its session and whether its key is already present in this session.
-   */
-  canonicalHints: Map<string, CanonicalHint>;
-}
-
-export interface CanonicalHint {
-  /** Key of the first record with this hash in this session, or null. */
-  sessionKey: string | null;
-  /** Key and session of the first record with this hash in the tenant, or null. */
-  tenantKey: string | null;
-  tenantSession: string | null;
-  /** Whether the tenant canonical's key already has a record or an alias in this session. */
-  tenantPresent: boolean;
-}
-
-/**
- * The flush job's first read, in one statement: the pending captures up to the request's cursor
- * (read from the request row, so this can run alongside the request read), which of them are
- * already indexed (a record or an alias with the same key: the frontier trim), and the session's
- * commit sequence. Fixed text (raw-query.ts): this runs once per flush.
- */
-export async function loadPendingForFlush(db: Db, input: SessionKey & { flushRequestId: string }): Promise<PendingForFlush> {
-  const rows = await rawQuery(db, PENDING_FOR_FLUSH_SQL, [input.tenantId, input.sessionId, input.flushRequestId]);
-  return pendingFromRows(rows);
-}
-
-/** Rows of PENDING_FOR_FLUSH_SQL (or a statement extending it) -> what the flush plans from. */
-export function pendingFromRows(rows: Record<string, unknown>[]): PendingForFlush {
-  const first = rows[0];
-  const seen = first ? { commitSeq: num(first.commit_seq), stats: first.stats as SummarizerStats } : null;
-  const captured = rows.filter((r) => r.seq !== null).map(captureFromRow);
-  const indexed = new Set<string>();
-  const canonicalHints = new Map<string, CanonicalHint>();
-  for (const r of rows) {
-    if (r.indexed === true) indexed.add(r.occurrence_key as string);
-    if (typeof r.content_hash === "string") {
-      canonicalHints.set(r.content_hash, {
-        sessionKey: (r.canon_session_key as string | null) ?? null,
-        tenantKey: (r.canon_tenant_key as string | null) ?? null,
-        tenantSession: (r.canon_tenant_session as string | null) ?? null,
-        tenantPresent: r.canon_tenant_present === true,
-      });
-    }
-  }
-  return { batches: groupPendingRows(captured), indexed, seen, canonicalHints };
-}
-
-/**
- * $1 tenant, $2 session, $3 flush request: one row per pending capture up to the request's cursor
- * (or one row of nulls when there is none), each with the session's commit_seq and stats.
- * `extraColumns` adds columns to the select list (flush-run-load.ts adds the request).
- */
-export const pendingForFlushSql = (extraColumns = "") => `
-select s.commit_seq, s.stats, c.seq, c.occurrence_key, c.capture_id, c.batch_index, c.call_index, c.tool_call_id, c.tool_name, c.args,
-  c.result_text, c.is_error, c.result_timestamp, c.content_hash, c.turn_index, c.batch_timestamp, c.assistant_text, c.user_turn_group,
-  (c.seq is not null and ${keyInSession("c.tenant_id", "c.session_id", "c.occurrence_key")}) as indexed,
-  sc.key as canon_session_key, tc.key as canon_tenant_key, tc.session_id as canon_tenant_session,
-  (tc.key is not null and ${keyInSession("$1", "$2", "tc.key")}) as canon_tenant_present${extraColumns}
-from sessions s
-left join captures c on c.tenant_id = s.tenant_id and c.session_id = s.session_id and c.status = 'pending'
-  and c.seq <= (select f.cursor from flush_requests f where f.tenant_id = $1 and f.id = $3::uuid)
-left join lateral (
-  select t.key from tool_call_records t
-  where t.tenant_id = $1 and t.session_id = $2 and t.content_hash = c.content_hash and not t.backfilled
-  order by t.seq limit 1) sc on true
-left join lateral (
-  select t.key, t.session_id from tool_call_records t
-  where t.tenant_id = $1 and t.content_hash = c.content_hash and not t.backfilled
-  order by t.seq limit 1) tc on true
-where s.tenant_id = $1 and s.session_id = $2
-order by c.seq`;
-
-const PENDING_FOR_FLUSH_SQL = pendingForFlushSql();
-
-/** The columns groupPendingRows reads, from a raw row. */
-function captureFromRow(r: Record<string, unknown>): CaptureRow {
-  return {
-    seq: num(r.seq),
-    occurrenceKey: r.occurrence_key as string,
-    captureId: r.capture_id as string,
-    batchIndex: r.batch_index as number,
-    callIndex: r.call_index as number,
-    toolCallId: r.tool_call_id as string,
-    toolName: r.tool_name as string,
-    args: r.args as Record<string, unknown>,
-    resultText: r.result_text as string,
-    isError: r.is_error as boolean,
-    resultTimestamp: numOrNull(r.result_timestamp),
-    contentHash: (r.content_hash as string | null) ?? null,
-    turnIndex: r.turn_index as number,
-    batchTimestamp: num(r.batch_timestamp),
-    assistantText: r.assistant_text as string,
-    userTurnGroup: (r.user_turn_group as number | null) ?? null,
-  };
-}
-
 /** What groupPendingRows needs of a capture row. */
-type CaptureRow = Pick<typeof captures.$inferSelect,
-  "seq" | "occurrenceKey" | "captureId" | "batchIndex" | "callIndex" | "toolCallId" | "toolName" | "args" | "resultText" | "isError"
-  | "resultTimestamp" | "contentHash" | "turnIndex" | "batchTimestamp" | "assistantText" | "userTurnGroup">;
+export type PendingCaptureRow = Pick<
+  typeof captures.$inferSelect,
+  | "seq"
+  | "occurrenceKey"
+  | "captureId"
+  | "batchIndex"
+  | "callIndex"
+  | "toolCallId"
+  | "toolName"
+  | "args"
+  | "resultText"
+  | "isError"
+  | "resultTimestamp"
+  | "contentHash"
+  | "turnIndex"
+  | "batchTimestamp"
+  | "assistantText"
+  | "userTurnGroup"
+>;
 
 /** A session's pending captures with seq <= cursor (a number, or a subquery that yields one). */
 function pendingUpTo(key: SessionKey, cursor: number | SQL) {
-  return and(eq(captures.tenantId, key.tenantId), eq(captures.sessionId, key.sessionId), eq(captures.status, "pending"), lte(captures.seq, cursor));
+  return and(
+    eq(captures.tenantId, key.tenantId),
+    eq(captures.sessionId, key.sessionId),
+    eq(captures.status, "pending"),
+    lte(captures.seq, cursor),
+  );
 }
 
 /** Capture rows (in seq order) regrouped into the client's batches (capture id + batch index). */
-function groupPendingRows(rows: CaptureRow[]): PendingBatch[] {
+export function groupPendingRows(rows: PendingCaptureRow[]): PendingBatch[] {
   const batches = new Map<string, PendingBatch>();
   for (const r of rows) {
     const id = `${r.captureId}\u0000${r.batchIndex}`;
     let b = batches.get(id);
     if (!b) {
-      b = { captureId: r.captureId, batchIndex: r.batchIndex, turnIndex: r.turnIndex, timestamp: r.batchTimestamp, assistantText: r.assistantText, toolCalls: [], firstSeq: r.seq, lastSeq: r.seq };
+      b = {
+        captureId: r.captureId,
+        batchIndex: r.batchIndex,
+        turnIndex: r.turnIndex,
+        timestamp: r.batchTimestamp,
+        assistantText: r.assistantText,
+        toolCalls: [],
+        firstSeq: r.seq,
+        lastSeq: r.seq,
+      };
       if (r.userTurnGroup !== null) b.userTurnGroup = r.userTurnGroup;
       batches.set(id, b);
     }
@@ -264,3 +284,105 @@ export interface CaptureSettlement {
 }
 
 export type { CaptureStatus };
+
+export interface CaptureRow {
+  seq: number;
+  occurrenceKey: string;
+  toolCallId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  resultText: string;
+  isError: boolean;
+  resultTimestamp: number | null;
+  turnIndex: number;
+  batchTimestamp: number;
+  status: string;
+}
+
+/** Capture rows of the session with these occurrence keys, whatever their status, in capture order. */
+export async function loadCapturesByKeys(db: Db, input: SessionKey & { keys: string[] }): Promise<CaptureRow[]> {
+  const out: CaptureRow[] = [];
+  for (const chunk of chunks([...new Set(input.keys)], 1000)) {
+    const rows = await db
+      .select({
+        seq: captures.seq,
+        occurrenceKey: captures.occurrenceKey,
+        toolCallId: captures.toolCallId,
+        toolName: captures.toolName,
+        args: captures.args,
+        resultText: captures.resultText,
+        isError: captures.isError,
+        resultTimestamp: captures.resultTimestamp,
+        turnIndex: captures.turnIndex,
+        batchTimestamp: captures.batchTimestamp,
+        status: captures.status,
+      })
+      .from(captures)
+      .where(
+        and(
+          eq(captures.tenantId, input.tenantId),
+          eq(captures.sessionId, input.sessionId),
+          inArray(captures.occurrenceKey, chunk),
+        ),
+      )
+      .orderBy(asc(captures.seq));
+    out.push(...rows);
+  }
+  return out.sort((a, b) => a.seq - b.seq);
+}
+
+/** Note why captures are still pending (informational: status stays `pending`, nothing is settled). */
+export async function notePendingReason(
+  db: Db,
+  input: SessionKey & { keys: string[]; reason: string },
+): Promise<number> {
+  let n = 0;
+  for (const chunk of chunks([...new Set(input.keys)], 1000)) {
+    const rows = await db
+      .update(captures)
+      .set({ statusReason: input.reason })
+      .where(
+        and(
+          eq(captures.tenantId, input.tenantId),
+          eq(captures.sessionId, input.sessionId),
+          eq(captures.status, "pending"),
+          inArray(captures.occurrenceKey, chunk),
+        ),
+      )
+      .returning({ seq: captures.seq });
+    n += rows.length;
+  }
+  return n;
+}
+
+/** Per-status capture counts of a session, and its highest capture seq. */
+export async function captureCounts(
+  db: Db,
+  key: SessionKey,
+): Promise<Record<CaptureStatus, number> & { total: number; maxSeq: number }> {
+  const rows = await db
+    .select({
+      status: captures.status,
+      n: sql<number>`count(*)`.mapWith(Number),
+      maxSeq: sql<number>`coalesce(max(${captures.seq}), 0)`.mapWith(Number),
+    })
+    .from(captures)
+    .where(and(eq(captures.tenantId, key.tenantId), eq(captures.sessionId, key.sessionId)))
+    .groupBy(captures.status);
+  const counts = { pending: 0, summarized: 0, skipped: 0, deduped: 0, stored: 0, total: 0, maxSeq: 0 };
+  for (const r of rows) {
+    counts[r.status] = r.n;
+    counts.total += r.n;
+    counts.maxSeq = Math.max(counts.maxSeq, r.maxSeq);
+  }
+  return counts;
+}
+
+/** Pending captures across a tenant's sessions. */
+export async function tenantPendingCaptures(db: Db, tenantId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(captures)
+    .where(and(eq(captures.tenantId, tenantId), eq(captures.status, "pending")));
+  return row?.n ?? 0;
+}

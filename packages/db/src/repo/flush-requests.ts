@@ -1,12 +1,14 @@
 /**
- * Flush requests: what a client asked for (trigger, pre-flush metrics, detected chains, settings).
+ * The flush_requests table: what a client asked for (trigger, pre-flush metrics, detected chains, settings).
  * The request row is written before the job is enqueued, and the job carries only its id and cursor.
  */
-import { and, eq } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import { emptyStats } from "@condense/core";
-import type { Db } from "../client.ts";
-import { date, dateOrNull, num, numOrNull, rawQuery } from "../raw-query.ts";
+import type { Db, Tx } from "../client.ts";
+import { ConflictError, NotFoundError } from "../errors.ts";
 import { flushRequests, type FlushRequestStatus } from "../schema/index.ts";
+import { date, dateOrNull, num, numOrNull, runStatement } from "../statement.ts";
+import { CREATE_REQUEST, CREATE_REQUEST_FOR_SESSION } from "./flush-requests.sql.ts";
 import { getSession, type SessionKey } from "./sessions.ts";
 
 export interface FlushRequest {
@@ -38,13 +40,23 @@ export interface CreateFlushRequestInput extends SessionKey {
 
 /**
  * Creates the request with cursor = the session's highest capture seq right now, creating the
- * session too if it is new: one statement (fixed text, raw-query.ts), as this runs once per flush.
+ * session too if it is new: one statement (flush-requests.sql.ts), as this runs once per flush.
  */
-export async function createFlushRequest(db: Db, input: CreateFlushRequestInput): Promise<FlushRequest & { created: boolean }> {
-  const [row] = await rawQuery(db, CREATE_REQUEST_SQL, [
-    input.tenantId, input.sessionId, JSON.stringify(emptyStats()), input.id ?? null, input.trigger,
-    JSON.stringify(input.metrics ?? {}), JSON.stringify(input.chains ?? []), JSON.stringify(input.settings ?? {}), input.settings !== undefined,
-  ]);
+export async function createFlushRequest(
+  db: Db,
+  input: CreateFlushRequestInput,
+): Promise<FlushRequest & { created: boolean }> {
+  const [row] = await runStatement(db, CREATE_REQUEST, {
+    tenantId: input.tenantId,
+    sessionId: input.sessionId,
+    emptyStats: JSON.stringify(emptyStats()),
+    id: input.id ?? null,
+    trigger: input.trigger,
+    metrics: JSON.stringify(input.metrics ?? {}),
+    chains: JSON.stringify(input.chains ?? []),
+    settings: JSON.stringify(input.settings ?? {}),
+    withSettings: input.settings !== undefined,
+  });
   if (row) return { ...requestFromRow(row), created: true };
   const existing = input.id ? await getFlushRequest(db, input.tenantId, input.id) : null;
   // Same id under another tenant or session is a conflict, never a silent cross-tenant read.
@@ -60,11 +72,20 @@ export async function createFlushRequest(db: Db, input: CreateFlushRequestInput)
  * when the session does not exist. A retried POST (same id, same session) returns the first request;
  * the same id under another session or tenant is a conflict.
  */
-export async function createFlushRequestForSession(db: Db, input: CreateFlushRequestInput): Promise<(FlushRequest & { created: boolean }) | null> {
-  const [row] = await rawQuery(db, CREATE_REQUEST_FOR_SESSION_SQL, [
-    input.tenantId, input.sessionId, input.id ?? null, input.trigger,
-    JSON.stringify(input.metrics ?? {}), JSON.stringify(input.chains ?? []), JSON.stringify(input.settings ?? {}), input.settings !== undefined,
-  ]);
+export async function createFlushRequestForSession(
+  db: Db,
+  input: CreateFlushRequestInput,
+): Promise<(FlushRequest & { created: boolean }) | null> {
+  const [row] = await runStatement(db, CREATE_REQUEST_FOR_SESSION, {
+    tenantId: input.tenantId,
+    sessionId: input.sessionId,
+    id: input.id ?? null,
+    trigger: input.trigger,
+    metrics: JSON.stringify(input.metrics ?? {}),
+    chains: JSON.stringify(input.chains ?? []),
+    settings: JSON.stringify(input.settings ?? {}),
+    withSettings: input.settings !== undefined,
+  });
   if (row) return { ...requestFromRow(row), created: true };
   // No row: the session is missing, or a request with this id exists (the rare paths read again).
   const existing = input.id ? await getFlushRequest(db, input.tenantId, input.id) : null;
@@ -74,49 +95,44 @@ export async function createFlushRequestForSession(db: Db, input: CreateFlushReq
   throw new FlushRequestConflictError(input.id ?? "");
 }
 
-const REQUEST_COLUMNS = "id, tenant_id, session_id, trigger, metrics, chains, settings, cursor, status, requested_at, completed_at, committed_version, result, chains_result, coalesced_into";
-
-/**
- * The session insert and the request insert in one statement; the request's foreign key is checked
- * at the end of the statement, after the session row is in. Settings sent with the request ($9) become
- * the session's snapshot, as `ensureSession` does; without them an existing session is left as it is.
- * No row back when a request with this id exists already (a retried POST).
- */
-const CREATE_REQUEST_SQL = `
-with s as (
-  insert into sessions (tenant_id, session_id, settings, stats) values ($1, $2, $8::jsonb, $3::jsonb)
-  on conflict (tenant_id, session_id) do update set settings = excluded.settings, updated_at = now() where $9::boolean
-  returning 1
-)
-insert into flush_requests (id, tenant_id, session_id, trigger, metrics, chains, settings, cursor)
-select coalesce($4::uuid, gen_random_uuid()), $1, $2, $5, $6::jsonb, $7::jsonb, $8::jsonb,
-  (select coalesce(max(c.seq), 0) from captures c where c.tenant_id = $1 and c.session_id = $2)
-on conflict (id) do nothing
-returning ${REQUEST_COLUMNS}`;
-
-/**
- * One statement: the session's stored settings (its existence check), its settings snapshot when the
- * request brings settings ($8), and the request with cursor = the session's highest capture seq. No
- * row back when the session is missing or a request with this id exists already.
- */
-const CREATE_REQUEST_FOR_SESSION_SQL = `
-with s as (
-  select settings from sessions where tenant_id = $1 and session_id = $2
-), u as (
-  update sessions set settings = $7::jsonb, updated_at = now() where tenant_id = $1 and session_id = $2 and $8::boolean
-  returning 1
-)
-insert into flush_requests (id, tenant_id, session_id, trigger, metrics, chains, settings, cursor)
-select coalesce($3::uuid, gen_random_uuid()), $1, $2, $4, $5::jsonb, $6::jsonb,
-  case when $8::boolean then $7::jsonb else s.settings end,
-  (select coalesce(max(c.seq), 0) from captures c where c.tenant_id = $1 and c.session_id = $2)
-from s
-on conflict (id) do nothing
-returning ${REQUEST_COLUMNS}`;
-
 export async function getFlushRequest(db: Db, tenantId: string, id: string): Promise<FlushRequest | null> {
-  const [row] = await db.select().from(flushRequests).where(and(eq(flushRequests.tenantId, tenantId), eq(flushRequests.id, id)));
+  const [row] = await db
+    .select()
+    .from(flushRequests)
+    .where(and(eq(flushRequests.tenantId, tenantId), eq(flushRequests.id, id)));
   return row ?? null;
+}
+
+/**
+ * The request inside a transaction that writes for it (the chain commit, the locked ref
+ * reservation); a request that is missing, or belongs to another session, is a NotFoundError.
+ */
+export async function loadRequest(tx: Tx, key: SessionKey, id: string): Promise<FlushRequest> {
+  const [request] = await tx
+    .select()
+    .from(flushRequests)
+    .where(and(eq(flushRequests.tenantId, key.tenantId), eq(flushRequests.id, id)));
+  if (!request || request.sessionId !== key.sessionId)
+    throw new NotFoundError("flush request", id, `for session ${key.tenantId}/${key.sessionId}`);
+  return request;
+}
+
+/** Still-queued requests of a session (or a tenant's sessions). */
+export async function queuedFlushRequestCount(
+  db: Db,
+  scope: { tenantId: string; sessionId?: string },
+): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)`.mapWith(Number) })
+    .from(flushRequests)
+    .where(
+      and(
+        eq(flushRequests.tenantId, scope.tenantId),
+        scope.sessionId === undefined ? undefined : eq(flushRequests.sessionId, scope.sessionId),
+        eq(flushRequests.status, "queued"),
+      ),
+    );
+  return row?.n ?? 0;
 }
 
 export interface FlushRequestForRun {
@@ -130,22 +146,14 @@ export interface FlushRequestForRun {
   refReservation: Record<string, string>;
 }
 
-/** One request of a tenant by id (fixed text: see raw-query.ts). */
-export const REQUEST_BY_ID_SQL = `select ${REQUEST_COLUMNS} from flush_requests where tenant_id = $1 and id = $2::uuid`;
-
-/** The request with its last recorded attempt and ref reservation, over the given parameters (flush-run-load.ts embeds it). */
-export const requestForRunFragment = (tenant: string, id: string) => `select ${REQUEST_COLUMNS}, ref_reservation,
-  (select max(m.attempt) from flush_metrics m where m.flush_request_id = flush_requests.id) as last_attempt
-  from flush_requests where tenant_id = ${tenant} and id = ${id}::uuid`;
-
-/** A row of the request-for-run read (raw, or as its jsonb image) -> FlushRequestForRun. */
+/** The request's jsonb image in the flush run's first read (flush-run-load.sql.ts) -> FlushRequestForRun. */
 export function requestForRunFromRow(row: Record<string, unknown>, queueAttempt: number): FlushRequestForRun {
   const lastAttempt = row.last_attempt === null || row.last_attempt === undefined ? 0 : num(row.last_attempt);
   const refReservation = (row.ref_reservation ?? {}) as Record<string, string>;
   return { request: requestFromRow(row), attempt: Math.max(queueAttempt, lastAttempt + 1), refReservation };
 }
 
-/** A flush_requests row read with raw SQL (snake_case columns) as a FlushRequest. */
+/** A flush_requests row read by a raw statement (snake_case columns) as a FlushRequest. */
 export function requestFromRow(r: Record<string, unknown>): FlushRequest {
   return {
     id: r.id as string,
@@ -166,9 +174,73 @@ export function requestFromRow(r: Record<string, unknown>): FlushRequest {
   };
 }
 
-export class FlushRequestConflictError extends Error {
+/** A client-chosen request id already taken by another session or tenant. */
+export class FlushRequestConflictError extends ConflictError {
   constructor(id: string) {
     super(`flush request ${id} already exists for another session`);
     this.name = "FlushRequestConflictError";
   }
+}
+
+export interface QueuedFlushRequest {
+  id: string;
+  tenantId: string;
+  sessionId: string;
+  cursor: number;
+  requestedAt: Date;
+}
+
+/** The columns a QueuedFlushRequest is read from. */
+const QUEUED_COLUMNS = {
+  id: flushRequests.id,
+  tenantId: flushRequests.tenantId,
+  sessionId: flushRequests.sessionId,
+  cursor: flushRequests.cursor,
+  requestedAt: flushRequests.requestedAt,
+};
+
+/**
+ * Sessions whose newest still-queued request is older than `olderThan`, with that request: what a
+ * lost job leaves behind (an in-process queue that died with its process, a Redis failover without
+ * persistence, a BullMQ job failed after too many stalls). A session with a fresher queued request
+ * is left alone, its job is presumably on its way. Re-enqueueing is safe: commits are idempotent
+ * per request, and the newest request's cursor covers the older ones.
+ */
+export async function listStaleQueuedFlushRequests(
+  db: Db,
+  input: { olderThan: Date; limit?: number },
+): Promise<QueuedFlushRequest[]> {
+  const rows = await db
+    .selectDistinctOn([flushRequests.tenantId, flushRequests.sessionId], QUEUED_COLUMNS)
+    .from(flushRequests)
+    .where(eq(flushRequests.status, "queued"))
+    .orderBy(flushRequests.tenantId, flushRequests.sessionId, desc(flushRequests.requestedAt));
+  return rows
+    .filter((r) => r.requestedAt < input.olderThan)
+    .slice(0, input.limit ?? 500)
+    .map((r) => ({ ...r, cursor: Number(r.cursor) }));
+}
+
+/**
+ * Committed requests whose chain stage never finished (the job died after the flush commit and was
+ * then given up): the flush persisted a frontier, the request carries chains, no chains commit yet.
+ */
+export async function listUnfinishedChainStages(
+  db: Db,
+  input: { olderThan: Date; limit?: number },
+): Promise<QueuedFlushRequest[]> {
+  const rows = await db
+    .select(QUEUED_COLUMNS)
+    .from(flushRequests)
+    .where(
+      and(
+        eq(flushRequests.status, "committed"),
+        isNull(flushRequests.chainsResult),
+        lt(flushRequests.completedAt, input.olderThan),
+        sql`jsonb_array_length(${flushRequests.chains}) > 0`,
+        sql`(${flushRequests.result} -> 'written' ->> 'frontier') = 'true'`,
+      ),
+    )
+    .limit(input.limit ?? 500);
+  return rows.map((r) => ({ ...r, cursor: Number(r.cursor) }));
 }

@@ -3,7 +3,20 @@
  * cursor a flush job carries ("include captures up to seq N"). Result text stays in Postgres (TOAST).
  */
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, boolean, foreignKey, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { sessions } from "./sessions.ts";
 
 export const CAPTURE_STATUSES = ["pending", "summarized", "skipped", "deduped", "stored"] as const;
@@ -32,6 +45,8 @@ export const captures = pgTable(
     batchTimestamp: bigint("batch_timestamp", { mode: "number" }).notNull(),
     assistantText: text("assistant_text").notNull().default(""),
     userTurnGroup: integer("user_turn_group"),
+    /** Parts of a body uploaded out of line (capture_bodies); null when the result travelled inline. */
+    bodyParts: integer("body_parts"),
     status: text("status").$type<CaptureStatus>().notNull().default("pending"),
     statusReason: text("status_reason"),
     settledBy: uuid("settled_by"),
@@ -42,6 +57,12 @@ export const captures = pgTable(
     // loadPendingCaptures: pending rows of one session in cursor order.
     index("captures_pending_idx").on(t.tenantId, t.sessionId, t.seq).where(sql`${t.status} = 'pending'`),
     index("captures_capture_id_idx").on(t.tenantId, t.sessionId, t.captureId),
-    foreignKey({ columns: [t.tenantId, t.sessionId], foreignColumns: [sessions.tenantId, sessions.sessionId], name: "captures_session_fk" }).onDelete("cascade"),
+    // getStateDelta: the skipped keys a commit settled (the coverage a client must not resend).
+    index("captures_skipped_idx").on(t.tenantId, t.sessionId, t.settledBy).where(sql`${t.status} = 'skipped'`),
+    foreignKey({
+      columns: [t.tenantId, t.sessionId],
+      foreignColumns: [sessions.tenantId, sessions.sessionId],
+      name: "captures_session_fk",
+    }).onDelete("cascade"),
   ],
 );

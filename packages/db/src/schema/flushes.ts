@@ -3,14 +3,28 @@
  * the outcome; Grafana reads this table directly).
  */
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, doublePrecision, foreignKey, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  doublePrecision,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import type { FlushOutcome } from "@condense/core";
 import { sessions } from "./sessions.ts";
 
 export const FLUSH_REQUEST_STATUSES = ["queued", "committed", "failed", "coalesced"] as const;
 export type FlushRequestStatus = (typeof FLUSH_REQUEST_STATUSES)[number];
 /** What a flush attempt ended as: a core FlushOutcome. */
-export type FlushMetricsOutcome = FlushOutcome;
+/** A worker attempt's outcome, or `coalesced`: a request folded into a later one (attempt 0, no run). */
+export type FlushMetricsOutcome = FlushOutcome | "coalesced";
 
 export const flushRequests = pgTable(
   "flush_requests",
@@ -43,9 +57,20 @@ export const flushRequests = pgTable(
   (t) => [
     index("flush_requests_session_idx").on(t.tenantId, t.sessionId, t.requestedAt),
     index("flush_requests_queued_idx").on(t.tenantId, t.sessionId).where(sql`${t.status} = 'queued'`),
-    foreignKey({ columns: [t.tenantId, t.sessionId], foreignColumns: [sessions.tenantId, sessions.sessionId], name: "flush_requests_session_fk" }).onDelete("cascade"),
+    foreignKey({
+      columns: [t.tenantId, t.sessionId],
+      foreignColumns: [sessions.tenantId, sessions.sessionId],
+      name: "flush_requests_session_fk",
+    }).onDelete("cascade"),
   ],
 );
+
+/** One summary's producer, as recorded in `flush_metrics.summary_models`. */
+export interface SummaryModel {
+  summaryId: string;
+  model: string;
+  bodySource: string;
+}
 
 export const flushMetrics = pgTable(
   "flush_metrics",
@@ -74,7 +99,25 @@ export const flushMetrics = pgTable(
     cost: doublePrecision("cost").notNull().default(0),
     fidelityScore: doublePrecision("fidelity_score"),
     workerId: text("worker_id"),
+    /** The model that produced each summary of this attempt: `[{ summaryId, model, bodySource }]`. */
+    summaryModels: jsonb("summary_models").$type<SummaryModel[]>(),
+    /** Where the attempt's summarizer came from: handed-off, operator, worker-default or deterministic. */
+    summarizerSource: text("summarizer_source"),
+    /** Why the session's summarizerModel was not what summarized (a visible notice for status). */
+    summarizerNotice: text("summarizer_notice"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    // The cost model's expectation sent with the flush request (economics/): cache tokens the flush
+    // rewrites, cache reads it saves, and the agent's model. Generated from the request's metrics
+    // snapshot, so every path that writes a row fills them; a non-number yields null, never an error.
+    expectedCacheWriteTokens: bigint("expected_cache_write_tokens", { mode: "number" }).generatedAlwaysAs(
+      sql`CASE WHEN jsonb_typeof(metrics->'expectedCacheWriteTokens') = 'number' THEN CASE WHEN (metrics->>'expectedCacheWriteTokens')::numeric BETWEEN 0 AND 1e15 THEN round((metrics->>'expectedCacheWriteTokens')::numeric)::bigint END END`,
+    ),
+    expectedCacheReadSavedTokens: bigint("expected_cache_read_saved_tokens", { mode: "number" }).generatedAlwaysAs(
+      sql`CASE WHEN jsonb_typeof(metrics->'expectedCacheReadSavedTokens') = 'number' THEN CASE WHEN (metrics->>'expectedCacheReadSavedTokens')::numeric BETWEEN 0 AND 1e15 THEN round((metrics->>'expectedCacheReadSavedTokens')::numeric)::bigint END END`,
+    ),
+    agentModel: text("agent_model").generatedAlwaysAs(
+      sql`CASE WHEN jsonb_typeof(metrics->'agentModel') = 'string' THEN metrics->>'agentModel' END`,
+    ),
   },
   (t) => [
     // A retried job cannot write the same attempt twice.

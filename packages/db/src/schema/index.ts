@@ -5,3 +5,4 @@ export * from "./captures.ts";
 export * from "./state.ts";
 export * from "./flushes.ts";
 export * from "./observability.ts";
+export * from "./bodies.ts";

@@ -19,7 +19,11 @@ export const diagnostics = pgTable(
   (t) => [
     uniqueIndex("diagnostics_once_uq").on(t.tenantId, t.sessionId, t.kind, t.dedupKey),
     index("diagnostics_tenant_created_idx").on(t.tenantId, t.createdAt),
-    foreignKey({ columns: [t.tenantId, t.sessionId], foreignColumns: [sessions.tenantId, sessions.sessionId], name: "diagnostics_session_fk" }).onDelete("cascade"),
+    foreignKey({
+      columns: [t.tenantId, t.sessionId],
+      foreignColumns: [sessions.tenantId, sessions.sessionId],
+      name: "diagnostics_session_fk",
+    }).onDelete("cascade"),
   ],
 );
 
@@ -39,6 +43,10 @@ export const recoveries = pgTable(
   (t) => [
     index("recoveries_session_idx").on(t.tenantId, t.sessionId, t.at),
     index("recoveries_tenant_at_idx").on(t.tenantId, t.at),
-    foreignKey({ columns: [t.tenantId, t.sessionId], foreignColumns: [sessions.tenantId, sessions.sessionId], name: "recoveries_session_fk" }).onDelete("cascade"),
+    foreignKey({
+      columns: [t.tenantId, t.sessionId],
+      foreignColumns: [sessions.tenantId, sessions.sessionId],
+      name: "recoveries_session_fk",
+    }).onDelete("cascade"),
   ],
 );

@@ -10,7 +10,9 @@ import { tenants } from "./tenants.ts";
 export const sessions = pgTable(
   "sessions",
   {
-    tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     sessionId: text("session_id").notNull(),
     nextRef: integer("next_ref").notNull().default(1),
     /** Next chain block number (`b<N>`), monotonic per session like refs. */

@@ -3,12 +3,30 @@
  * Every row carries the session `version` that last wrote it, so a delta is "version > since".
  */
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  boolean,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import type { ChainBodySource, FlushOutcome, SummaryRef } from "@condense/core";
 import { sessions } from "./sessions.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: drizzle's column builders differ per table; foreignKey() accepts each
 const sessionFk = (name: string, t: { tenantId: any; sessionId: any }) =>
-  foreignKey({ columns: [t.tenantId, t.sessionId], foreignColumns: [sessions.tenantId, sessions.sessionId], name }).onDelete("cascade");
+  foreignKey({
+    columns: [t.tenantId, t.sessionId],
+    foreignColumns: [sessions.tenantId, sessions.sessionId],
+    name,
+  }).onDelete("cascade");
 
 export const toolCallRecords = pgTable(
   "tool_call_records",
@@ -33,6 +51,9 @@ export const toolCallRecords = pgTable(
     storedPreview: text("stored_preview"),
     /** Full body of an oversized result; served only by recovery lookups, never in deltas. */
     storedBody: text("stored_body"),
+    /** Parts of a body kept in capture_bodies (uploaded out of line) and its length in characters. */
+    storedParts: integer("stored_parts"),
+    storedChars: integer("stored_chars"),
     summaryId: text("summary_id"),
     backfilled: boolean("backfilled").notNull().default(false),
     version: bigint("version", { mode: "number" }).notNull(),
@@ -41,12 +62,18 @@ export const toolCallRecords = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.sessionId, t.key] }),
     // A short ref is minted once: two records can never carry the same tN in one session.
-    uniqueIndex("tool_call_records_ref_uq").on(t.tenantId, t.sessionId, t.shortRef).where(sql`${t.shortRef} is not null`),
+    uniqueIndex("tool_call_records_ref_uq")
+      .on(t.tenantId, t.sessionId, t.shortRef)
+      .where(sql`${t.shortRef} is not null`),
     index("tool_call_records_version_idx").on(t.tenantId, t.sessionId, t.version),
     index("tool_call_records_bare_id_idx").on(t.tenantId, t.sessionId, t.toolCallId),
     // Dedup canonicals: session scope and tenant scope.
-    index("tool_call_records_session_hash_idx").on(t.tenantId, t.sessionId, t.contentHash).where(sql`${t.contentHash} is not null and not ${t.backfilled}`),
-    index("tool_call_records_tenant_hash_idx").on(t.tenantId, t.contentHash, t.seq).where(sql`${t.contentHash} is not null and not ${t.backfilled}`),
+    index("tool_call_records_session_hash_idx")
+      .on(t.tenantId, t.sessionId, t.contentHash)
+      .where(sql`${t.contentHash} is not null and not ${t.backfilled}`),
+    index("tool_call_records_tenant_hash_idx")
+      .on(t.tenantId, t.contentHash, t.seq)
+      .where(sql`${t.contentHash} is not null and not ${t.backfilled}`),
     sessionFk("tool_call_records_session_fk", t),
   ],
 );

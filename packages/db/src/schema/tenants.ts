@@ -13,7 +13,9 @@ export const apiKeys = pgTable(
   "api_keys",
   {
     id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
-    tenantId: text("tenant_id").notNull().references(() => tenants.id, { onDelete: "cascade" }),
+    tenantId: text("tenant_id")
+      .notNull()
+      .references(() => tenants.id, { onDelete: "cascade" }),
     /** sha256 hex of the full key: authentication is one indexed equality lookup. */
     keyHash: text("key_hash").notNull(),
     /** First characters of the key, for telling keys apart in listings. */

@@ -8,7 +8,11 @@ import { sleep, until, type TestJobs } from "./test-catalog.ts";
 
 type Run = { key: string; cursor: number; attempt: number; start: number; end: number };
 
-export function describeJobQueueContract(label: string, make: () => Promise<JobQueue<TestJobs>>, opts: { skip?: boolean } = {}) {
+export function describeJobQueueContract(
+  label: string,
+  make: () => Promise<JobQueue<TestJobs>>,
+  opts: { skip?: boolean } = {},
+) {
   describe.skipIf(opts.skip)(`JobQueue contract: ${label}`, () => {
     const open: JobQueue<TestJobs>[] = [];
     afterEach(async () => {
@@ -56,7 +60,11 @@ export function describeJobQueueContract(label: string, make: () => Promise<JobQ
         for (const key of ["s1", "s2", "s3"]) await q.enqueue("work", { key, cursor: round, sleepMs: 120 });
         await sleep(40);
       }
-      await until(() => ["s1", "s2", "s3"].every((k) => r.runs.some((x) => x.key === k && x.cursor === 3)), 15_000, "last cursors");
+      await until(
+        () => ["s1", "s2", "s3"].every((k) => r.runs.some((x) => x.key === k && x.cursor === 3)),
+        15_000,
+        "last cursors",
+      );
       expect(r.stats().maxPerKey).toBe(1);
       expect(r.stats().maxActive).toBeGreaterThan(1);
       for (const key of ["s1", "s2", "s3"]) {
@@ -72,7 +80,8 @@ export function describeJobQueueContract(label: string, make: () => Promise<JobQ
       await q.enqueue("work", { key: "k", cursor: 0, sleepMs: 600 });
       await until(() => q.counts().then((c) => c.active === 1), 5000, "first run active");
       const results = [];
-      for (let cursor = 1; cursor <= 20; cursor++) results.push(await q.enqueue("work", { key: "k", cursor, sleepMs: 10 }));
+      for (let cursor = 1; cursor <= 20; cursor++)
+        results.push(await q.enqueue("work", { key: "k", cursor, sleepMs: 10 }));
       expect(results.every((x) => x.status === "follow-up")).toBe(true);
       expect(new Set(results.map((x) => x.id)).size).toBeLessThanOrEqual(20);
       await until(() => r.runs.length >= 2, 10_000, "follow-up run");
@@ -117,13 +126,19 @@ export function describeJobQueueContract(label: string, make: () => Promise<JobQ
     it("a job that exceeds its timeout has its signal aborted and fails", async () => {
       const q = await create();
       let aborted = false;
-      q.process(async (job) => {
-        if (job.name !== "slow") return;
-        await new Promise<void>((resolve) => {
-          job.signal.addEventListener("abort", () => { aborted = true; resolve(); });
-          setTimeout(resolve, job.payload.ms);
-        });
-      }, { concurrency: 1 });
+      q.process(
+        async (job) => {
+          if (job.name !== "slow") return;
+          await new Promise<void>((resolve) => {
+            job.signal.addEventListener("abort", () => {
+              aborted = true;
+              resolve();
+            });
+            setTimeout(resolve, job.payload.ms);
+          });
+        },
+        { concurrency: 1 },
+      );
       await q.enqueue("slow", { ms: 3000 });
       await until(() => q.counts().then((c) => c.failed === 1), 5000, "timeout failure");
       expect(aborted).toBe(true);
@@ -147,13 +162,19 @@ export function describeJobQueueContract(label: string, make: () => Promise<JobQ
       const q = await make();
       let aborted = false;
       let started = false;
-      q.process(async (job) => {
-        started = true;
-        await new Promise<void>((resolve) => {
-          job.signal.addEventListener("abort", () => { aborted = true; resolve(); });
-          setTimeout(resolve, 4000);
-        });
-      }, { concurrency: 1 });
+      q.process(
+        async (job) => {
+          started = true;
+          await new Promise<void>((resolve) => {
+            job.signal.addEventListener("abort", () => {
+              aborted = true;
+              resolve();
+            });
+            setTimeout(resolve, 4000);
+          });
+        },
+        { concurrency: 1 },
+      );
       await q.enqueue("work", { key: "h", cursor: 1 });
       await until(() => started, 5000, "started");
       const t0 = Date.now();

@@ -7,7 +7,13 @@ const retention = { completedAgeSec: 60, completedCount: 100, failedAgeSec: 60 }
 export const testJobs = {
   work: defineJob({
     name: "work",
-    payload: z.object({ key: z.string(), cursor: z.number().int(), sleepMs: z.number().default(0), failTimes: z.number().default(0), fatal: z.boolean().default(false) }),
+    payload: z.object({
+      key: z.string(),
+      cursor: z.number().int(),
+      sleepMs: z.number().default(0),
+      failTimes: z.number().default(0),
+      fatal: z.boolean().default(false),
+    }),
     attempts: 3,
     backoff: { type: "fixed", delayMs: 150 },
     timeoutMs: 5000,
@@ -27,7 +33,11 @@ export type TestJobs = typeof testJobs;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = "condition"): Promise<void> {
+export async function until(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await cond())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

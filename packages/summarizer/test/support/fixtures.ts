@@ -3,8 +3,16 @@ import type { CapturedBatch, CapturedToolCall } from "@condense/core";
 import type { SummarizerConfigInput } from "../../src/config.ts";
 import type { SummarizerLogger } from "../../src/logger.ts";
 
-export function call(over: Partial<CapturedToolCall> & Pick<CapturedToolCall, "toolName" | "resultText">): CapturedToolCall {
-  return { toolCallId: `${over.toolName}_${Math.abs(hash(over.resultText))}`, args: {}, isError: false, resultTimestamp: 1000, ...over };
+export function call(
+  over: Partial<CapturedToolCall> & Pick<CapturedToolCall, "toolName" | "resultText">,
+): CapturedToolCall {
+  return {
+    toolCallId: `${over.toolName}_${Math.abs(hash(over.resultText))}`,
+    args: {},
+    isError: false,
+    resultTimestamp: 1000,
+    ...over,
+  };
 }
 
 function hash(s: string): number {
@@ -20,28 +28,43 @@ export function sampleBatch(tag = "a"): CapturedBatch {
     assistantText: "Let me check the failing test.",
     toolCalls: [
       call({
-        toolName: "read", args: { path: `src/${tag}/config.ts` },
+        toolName: "read",
+        args: { path: `src/${tag}/config.ts` },
         resultText: `export const config = {\n  port: 8080,\n  host: "localhost",\n};\n${"// filler line for size\n".repeat(60)}`,
       }),
       call({
-        toolName: "bash", args: { command: "npm test" }, isError: true,
+        toolName: "bash",
+        args: { command: "npm test" },
+        isError: true,
         resultText: [
-          "> vitest run", "", " FAIL  test/parse.test.ts > parses headers",
-          "AssertionError: expected 'a' to be 'b'", ...Array.from({ length: 40 }, (_, i) => ` ✓ test/ok-${i}.test.ts`),
-          "Tests  1 failed | 40 passed (41)", "Command exited with code 1",
+          "> vitest run",
+          "",
+          " FAIL  test/parse.test.ts > parses headers",
+          "AssertionError: expected 'a' to be 'b'",
+          ...Array.from({ length: 40 }, (_, i) => ` ✓ test/ok-${i}.test.ts`),
+          "Tests  1 failed | 40 passed (41)",
+          "Command exited with code 1",
         ].join("\n"),
       }),
     ],
   };
 }
 
-export const GOOD_SUMMARY = "- [[1:read]] Read `src/a/config.ts`: port 8080, host localhost.\n- [[2:bash]] `npm test` failed: test/parse.test.ts > parses headers, AssertionError: expected 'a' to be 'b'; exit 1.";
+export const GOOD_SUMMARY =
+  "- [[1:read]] Read `src/a/config.ts`: port 8080, host localhost.\n- [[2:bash]] `npm test` failed: test/parse.test.ts > parses headers, AssertionError: expected 'a' to be 'b'; exit 1.";
 
 /** A custom model entry pointing at the fake server. Prices in USD per million tokens. */
-export function fakeModel(baseUrl: string, id: string, api: "openai-completions" | "anthropic-messages" = "openai-completions") {
+export function fakeModel(
+  baseUrl: string,
+  id: string,
+  api: "openai-completions" | "anthropic-messages" = "openai-completions",
+) {
   return {
     provider: api === "openai-completions" ? "fake-openai" : "fake-anthropic",
-    id, api, baseUrl, apiKey: "test-key",
+    id,
+    api,
+    baseUrl,
+    apiKey: "test-key",
     cost: { input: 3, output: 15, cacheRead: 0, cacheWrite: 0 },
     maxTokens: 4096,
   } as const;
@@ -60,7 +83,11 @@ export function fastConfig(over: SummarizerConfigInput = {}): SummarizerConfigIn
   };
 }
 
-export interface CapturedLog { level: "info" | "warn" | "error"; obj: Record<string, unknown>; msg: string }
+export interface CapturedLog {
+  level: "info" | "warn" | "error";
+  obj: Record<string, unknown>;
+  msg: string;
+}
 
 export function memoryLogger(): SummarizerLogger & { lines: CapturedLog[] } {
   const lines: CapturedLog[] = [];

@@ -17,30 +17,43 @@ const out = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
 const redis = new Redis(env("REDIS_URL"), { maxRetriesPerRequest: 2 });
 const baseUrl = env("OPENAI_BASE_URL");
-const summarizer = createSummarizer(fastConfig({
-  summarizerModel: "fake-openai/primary",
-  summarizerFallbackModel: "fake-openai/backup",
-  customModels: [fakeModel(baseUrl, "primary"), fakeModel(baseUrl, "backup")],
-  retries: 0,
-  breakerCooldownMs: Number(env("COOLDOWN_MS")),
-}), {
-  breakerStore: createRedisBreakerStore(redis, env("BREAKER_PREFIX")),
-  workerId: env("WORKER_ID"),
-  logger: {
-    info: (obj, msg) => out({ log: "info", msg, ...obj }),
-    warn: (obj, msg) => out({ log: "warn", msg, ...obj }),
-    error: (obj, msg) => out({ log: "error", msg, ...obj }),
+const summarizer = createSummarizer(
+  fastConfig({
+    summarizerModel: "fake-openai/primary",
+    summarizerFallbackModel: "fake-openai/backup",
+    customModels: [fakeModel(baseUrl, "primary"), fakeModel(baseUrl, "backup")],
+    retries: 0,
+    breakerCooldownMs: Number(env("COOLDOWN_MS")),
+  }),
+  {
+    breakerStore: createRedisBreakerStore(redis, env("BREAKER_PREFIX")),
+    workerId: env("WORKER_ID"),
+    logger: {
+      info: (obj, msg) => out({ log: "info", msg, ...obj }),
+      warn: (obj, msg) => out({ log: "warn", msg, ...obj }),
+      error: (obj, msg) => out({ log: "error", msg, ...obj }),
+    },
   },
-});
+);
 
 for await (const line of createInterface({ input: process.stdin })) {
   const cmd = JSON.parse(line) as { cmd: "run" | "state" | "exit"; count?: number };
   if (cmd.cmd === "exit") break;
   if (cmd.cmd === "state") out({ reply: "state", state: await summarizer.fallbackState() });
   if (cmd.cmd === "run") {
-    const results = await Promise.all(Array.from({ length: cmd.count ?? 1 }, (_, i) =>
-      summarizer.summarizeBatch(sampleBatch(`w${i}`), { refs: [`t${2 * i + 1}`, `t${2 * i + 2}`] })));
-    out({ reply: "run", results: results.map((r) => ({ bodySource: r.bodySource, events: r.events, probes: r.attempts.filter((a) => a.probe).length })) });
+    const results = await Promise.all(
+      Array.from({ length: cmd.count ?? 1 }, (_, i) =>
+        summarizer.summarizeBatch(sampleBatch(`w${i}`), { refs: [`t${2 * i + 1}`, `t${2 * i + 2}`] }),
+      ),
+    );
+    out({
+      reply: "run",
+      results: results.map((r) => ({
+        bodySource: r.bodySource,
+        events: r.events,
+        probes: r.attempts.filter((a) => a.probe).length,
+      })),
+    });
   }
 }
 await redis.quit();

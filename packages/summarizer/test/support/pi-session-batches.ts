@@ -21,7 +21,13 @@ type Block = { type?: string; text?: string; id?: string; name?: string; argumen
 type Msg = { role?: string; content?: unknown; toolCallId?: string; isError?: boolean; timestamp?: number };
 
 const blocks = (m: Msg): Block[] => (Array.isArray(m.content) ? (m.content as Block[]) : []);
-const textOf = (m: Msg): string => (typeof m.content === "string" ? m.content : blocks(m).filter((b) => b.type === "text").map((b) => b.text ?? "").join("\n"));
+const textOf = (m: Msg): string =>
+  typeof m.content === "string"
+    ? m.content
+    : blocks(m)
+        .filter((b) => b.type === "text")
+        .map((b) => b.text ?? "")
+        .join("\n");
 
 export function piSessionBatches(file: string, minBatchChars = MIN_BATCH_CHARS): SessionBatch[] {
   const messages: Msg[] = [];
@@ -30,7 +36,9 @@ export function piSessionBatches(file: string, minBatchChars = MIN_BATCH_CHARS):
     try {
       const entry = JSON.parse(line) as { type?: string; message?: Msg };
       if (entry.type === "message" && entry.message) messages.push(entry.message);
-    } catch { /* a few real lines carry invalid escapes; skip them as pi does */ }
+    } catch {
+      /* a few real lines carry invalid escapes; skip them as pi does */
+    }
   }
   const assistants = messages.map((m, i) => (m.role === "assistant" ? i : -1)).filter((i) => i >= 0);
   const out: SessionBatch[] = [];
@@ -49,16 +57,28 @@ export function piSessionBatches(file: string, minBatchChars = MIN_BATCH_CHARS):
       const r = results.get(c.id!);
       if (!r) continue;
       toolCalls.push({
-        toolCallId: c.id!, toolName: c.name ?? "unknown", args: c.arguments ?? {}, resultText: textOf(r), isError: r.isError ?? false,
+        toolCallId: c.id!,
+        toolName: c.name ?? "unknown",
+        args: c.arguments ?? {},
+        resultText: textOf(r),
+        isError: r.isError ?? false,
         ...(typeof r.timestamp === "number" ? { resultTimestamp: r.timestamp } : {}),
       });
     }
     const rawChars = toolCalls.reduce((n, c) => n + c.resultText.length, 0);
     if (toolCalls.length === 0 || rawChars < minBatchChars) return;
-    const laterText = assistants.slice(k + 1, k + 1 + LATER_WINDOW).map((i) => {
-      const m = messages[i]!;
-      return [textOf(m), ...blocks(m).filter((b) => b.type === "toolCall").map((b) => JSON.stringify(b.arguments ?? {}))].join("\n");
-    }).join("\n");
+    const laterText = assistants
+      .slice(k + 1, k + 1 + LATER_WINDOW)
+      .map((i) => {
+        const m = messages[i]!;
+        return [
+          textOf(m),
+          ...blocks(m)
+            .filter((b) => b.type === "toolCall")
+            .map((b) => JSON.stringify(b.arguments ?? {})),
+        ].join("\n");
+      })
+      .join("\n");
     out.push({
       batch: { turnIndex: k, timestamp: assistant.timestamp ?? 0, assistantText: textOf(assistant).trim(), toolCalls },
       laterText,

@@ -1,0 +1,45 @@
+/**
+ * `pnpm bench:economics`: one run of the replay, default settings, over every session in
+ * ../shared/data/sessions plus the README's sample, printing the cost table of docs/benchmarks.md:
+ * cost saved against no compaction and against the session as recorded (its host compactions
+ * applied), the policy's share of the oracle, and today's `eager` policy under the same cost model.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { basename, join } from "node:path";
+import { loadSession } from "../src/replay/load-session.ts";
+import { priceOf } from "../src/replay/price-model.ts";
+import { replaySession } from "../src/replay/replay-session.ts";
+
+const root = join(import.meta.dirname, "../../..");
+const shared = join(root, "../shared/data/sessions");
+const files: string[] = [];
+for (const dir of ["pi", "other"]) {
+  const d = join(shared, dir);
+  if (existsSync(d)) for (const f of readdirSync(d).sort()) if (/\.(jsonl|traj)$/.test(f)) files.push(join(d, f));
+}
+if (files.length === 0) console.error(`note: ${shared} is absent; only the sample is replayed`);
+files.push(join(root, "examples/sample-session.jsonl"));
+// Optional arguments: only the sessions whose file name contains one of them (the replay is
+// deterministic, so a table can be assembled from runs over disjoint subsets).
+const only = process.argv.slice(2);
+const selected = only.length === 0 ? files : files.filter((f) => only.some((o) => basename(f).includes(o)));
+
+const price = priceOf("anthropic/claude-sonnet-4-5");
+console.log(
+  "| session | calls | flushes | saved vs no compaction | saved vs as recorded | policy / oracle | eager (today's policy) vs no compaction |",
+);
+console.log("|---|---:|---:|---:|---:|---:|---:|");
+for (const file of selected) {
+  const session = loadSession(file);
+  const r = await replaySession(session, { price });
+  // Today's policy under the same cost model in the same run, so "today's figure" is comparable.
+  const eager = await replaySession(session, { price, settings: { flushPolicy: "eager" } });
+  const c = r.cost;
+  const rec =
+    c.hostCompactions > 0
+      ? `${c.vsRecorded.savedPct} % (${c.hostCompactions} host compaction${c.hostCompactions > 1 ? "s" : ""})`
+      : `${c.vsRecorded.savedPct} % (none)`;
+  console.log(
+    `| ${basename(file)} | ${r.calls.length} | ${r.flushes.requested} | ${c.vsNoCompaction.savedPct} % | ${rec} | ${(r.oracle.share * 100).toFixed(1)} % | ${eager.cost.vsNoCompaction.savedPct} % |`,
+  );
+}

@@ -1,0 +1,69 @@
+/**
+ * The honest replay (issue 18 items 4 and 6): two baselines, the oracle's share, the report's
+ * headline and plots, and shadow mode sending byte-identical raw requests. On the README's sample
+ * session (in the repo) and, when ../shared is present, on a real pi session with a host compaction.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadSession } from "../src/replay/load-session.ts";
+import { priceOf } from "../src/replay/price-model.ts";
+import { renderHtmlReport } from "../src/replay/report-html.ts";
+import { renderTextReport } from "../src/replay/report-text.ts";
+import { replaySession } from "../src/replay/replay-session.ts";
+import { REPO_ROOT } from "@condense/test-support/sessions";
+
+const price = priceOf("anthropic/claude-sonnet-4-5");
+const sample = join(REPO_ROOT, "examples/sample-session.jsonl");
+const compacted = join(REPO_ROOT, "../shared/data/sessions/pi/pi-mono_history_compact-2025-12-24.jsonl");
+
+describe("replay economics", () => {
+  it("shadow mode: every request sent is the raw one, byte for byte, and the saving is still reported", {
+    timeout: 300_000,
+  }, async () => {
+    const session = loadSession(sample);
+    const normal = await replaySession(session, { price });
+    const shadow = await replaySession(session, { price, settings: { shadowMode: true } });
+    expect(shadow.shadow.on).toBe(true);
+    expect(shadow.shadow.mismatchedCalls).toEqual([]);
+    // What was sent costs what the raw baseline's input costs (output is billed the same in both).
+    const rawInput = shadow.cost.raw.costUsd - (shadow.cost.raw.outputTokens * price.output) / 1e6;
+    expect(shadow.shadow.sent.costUsd).toBeCloseTo(rawInput, 9);
+    expect(shadow.shadow.sent.requests).toBe(shadow.calls.length);
+    // The would-be saving is measured on what Condense would have sent.
+    expect(shadow.summaries).toBeGreaterThan(0);
+    expect(shadow.cost.condensed.costUsd).toBeLessThan(shadow.cost.raw.costUsd);
+    expect(normal.shadow.on).toBe(false);
+  });
+
+  it("reports both baselines, the oracle's share and leads with cost saved", { timeout: 300_000 }, async () => {
+    const r = await replaySession(loadSession(sample), { price });
+    expect(r.cost.hostCompactions).toBe(0);
+    expect(r.cost.recorded.costUsd).toBeCloseTo(r.cost.raw.costUsd, 9);
+    // The oracle's turn model reproduces the no-compaction bill exactly, and never loses to the policy.
+    expect(r.oracle.noneUsd).toBeCloseTo(r.cost.raw.costUsd, 6);
+    expect(r.oracle.oracleUsd).toBeLessThanOrEqual(r.oracle.policyUsd + 1e-9);
+    expect(r.oracle.share).toBeLessThanOrEqual(1 + 1e-9);
+    const text = renderTextReport(r);
+    expect(text.split("\n")[2]).toMatch(/^cost saved vs no compaction/);
+    expect(text).toMatch(/cost saved vs as recorded \(no host compaction/);
+    expect(text).toMatch(/policy vs the best flush schedule/);
+    const html = renderHtmlReport(r);
+    expect(html).toContain("cumulative cost (USD)");
+    expect(html).toContain("cache-write tokens per call");
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+  });
+
+  it.skipIf(!existsSync(compacted))(
+    "a session the host compacted: the recorded baseline applies its compaction and costs less than no compaction",
+    { timeout: 600_000 },
+    async () => {
+      const r = await replaySession(loadSession(compacted), { price });
+      expect(r.cost.hostCompactions).toBeGreaterThan(0);
+      expect(r.cost.recorded.costUsd).toBeLessThan(r.cost.raw.costUsd);
+      // Condense is billed on top of the host's compacted context for that comparison: never more than on the full history.
+      expect(r.cost.condensedOnRecorded.costUsd).toBeLessThan(r.cost.condensed.costUsd);
+      expect(renderTextReport(r)).toMatch(/the host's \d+ compaction\(s\) applied where they happened/);
+    },
+  );
+});

@@ -1,0 +1,69 @@
+/**
+ * The oracle's turn model: a summary covering the results of several turns is shared among those
+ * turns in proportion to the results it covers, not charged to the first one.
+ */
+import { SUMMARY_CUSTOM_TYPE, type AgentMessage } from "@condense/core";
+import { describe, expect, it } from "vitest";
+import { scheduleSessionOf } from "../src/replay/oracle-input.ts";
+
+const call = (ts: number, id: string): AgentMessage =>
+  ({
+    role: "assistant",
+    content: [{ type: "toolCall", id, name: "bash", arguments: {} }],
+    timestamp: ts,
+  }) as AgentMessage;
+const result = (ts: number, id: string, text: string): AgentMessage =>
+  ({
+    role: "toolResult",
+    toolCallId: id,
+    toolName: "bash",
+    content: [{ type: "text", text }],
+    isError: false,
+    timestamp: ts,
+  }) as AgentMessage;
+const user: AgentMessage = { role: "user", content: "go", timestamp: 0 } as AgentMessage;
+
+describe("the oracle's view of a replayed session", () => {
+  it("shares a summary among the turns whose results it covers, in proportion to their size", () => {
+    const raw = [
+      user,
+      call(1, "a"),
+      result(2, "a", "A".repeat(4000)),
+      call(3, "b"),
+      result(4, "b", "B".repeat(12_000)),
+    ];
+    const summary = {
+      role: "custom",
+      customType: SUMMARY_CUSTOM_TYPE,
+      content: "S".repeat(1600),
+      display: false,
+      details: { toolCallRefs: [{ toolCallId: "a" }, { toolCallId: "b" }] },
+      timestamp: 5,
+    } as AgentMessage;
+    const rendered = [user, call(1, "a"), result(2, "a", "[stub]"), call(3, "b"), result(4, "b", "[stub]"), summary];
+    // Requests: the first sees the user's message, the second turn 0's result, the third turn 1's.
+    const calls = [1, 3, 5].map((messages) => ({ rawTokens: 0, messages, cold: false, outputTokens: 0 }));
+    let chars = 0;
+    calls[0]!.rawTokens = 10;
+    for (const [k, upTo] of [
+      [1, 3],
+      [2, 5],
+    ] as const) {
+      chars = raw.slice(0, upTo).reduce((n, m) => n + JSON.stringify(m).length + 1, 0);
+      calls[k]!.rawTokens = Math.round(chars / 4);
+    }
+    const s = scheduleSessionOf(raw, rendered, calls);
+    const reclaimA = s.raw[0]! - s.cond[0]!;
+    const reclaimB = s.raw[1]! - s.cond[1]!;
+    // Each turn reclaims its result net of its share of the summary; the larger result carries more of it.
+    expect(reclaimA).toBeGreaterThan(0);
+    expect(reclaimB).toBeGreaterThan(reclaimA);
+    const summaryTokens = Math.round((JSON.stringify(summary).length + 1) / 4);
+    const stubbedTokens = Math.round(
+      (JSON.stringify(result(2, "a", "A".repeat(4000))).length - JSON.stringify(result(2, "a", "[stub]")).length) / 4,
+    );
+    // Turn 0's share of the summary is about a quarter (4 000 of 16 000 result characters).
+    expect(stubbedTokens - reclaimA).toBeGreaterThan(0.2 * summaryTokens);
+    expect(stubbedTokens - reclaimA).toBeLessThan(0.3 * summaryTokens);
+  });
+});

@@ -1,0 +1,163 @@
+/**
+ * The flush scheduler: the trigger state (trigger-state.ts) decides, on each turn and message end, on
+ * a cold start or the manual command, whether to ask for a flush; this part builds that flush request
+ * (off the agent's turn for automatic triggers) and hands it to the capture outbox.
+ */
+import {
+  capturePendingBatches,
+  type AgentMessage,
+  type CallUsage,
+  type CondenseSettings,
+  type CondenseState,
+  type ContextMetrics,
+  type ContextUsage,
+  type FlushTrigger,
+} from "@condense/core";
+import type { CaptureOutbox } from "./capture-outbox.ts";
+import type { Emit } from "./client-events.ts";
+import { buildFlushRequest } from "./flush-request.ts";
+import type { SummarizerHandOff } from "./summarizer-handoff.ts";
+import { TriggerState, type ColdReason, type TriggerDecision } from "./trigger-state.ts";
+
+export interface FlushSchedulerDeps {
+  outbox: CaptureOutbox;
+  handOff: SummarizerHandOff | null;
+  /** The newest state known (staged or applied). */
+  knownState(): CondenseState;
+  settings(): CondenseSettings;
+  now(): number;
+  /** A flush request's metrics snapshot: the newest context metrics. */
+  onMetrics(metrics: ContextMetrics): void;
+  emit: Emit;
+}
+
+export class FlushScheduler {
+  readonly trigger = new TriggerState();
+  /** An automatic trigger's request, built on the next event-loop turn (see postFlush). */
+  private pendingBuild: { run: () => void; handle: NodeJS.Immediate } | null = null;
+
+  constructor(private readonly deps: FlushSchedulerDeps) {}
+
+  /** Build a deferred request now (before a drain, a close or the next request). */
+  runPendingBuild(): void {
+    const p = this.pendingBuild;
+    if (!p) return;
+    this.pendingBuild = null;
+    clearImmediate(p.handle);
+    p.run();
+  }
+
+  turnEnd(
+    toolResultCount: number,
+    pushedThisTurn: boolean,
+    usage: ContextUsage | null | undefined,
+    branch: () => readonly AgentMessage[],
+  ): TriggerDecision {
+    const { trigger } = this;
+    trigger.calibrate(this.deps.knownState());
+    const d = trigger.turnEnd(this.deps.settings(), toolResultCount, pushedThisTurn, usage);
+    if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), undefined, usage, true);
+    return d;
+  }
+
+  messageEnd(
+    message: AgentMessage,
+    branch: () => readonly AgentMessage[],
+    usage?: ContextUsage | null,
+    callUsage?: CallUsage | null,
+  ): TriggerDecision {
+    const { trigger } = this;
+    trigger.calibrate(this.deps.knownState());
+    const d = trigger.messageEnd(this.deps.settings(), message, callUsage);
+    if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), d.closingMessage, usage, true);
+    return d;
+  }
+
+  markCold(reason: ColdReason, branch: () => readonly AgentMessage[]): TriggerDecision {
+    const { trigger } = this;
+    trigger.calibrate(this.deps.knownState());
+    const d = trigger.markCold(this.deps.settings(), reason);
+    if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), undefined, null, true);
+    return d;
+  }
+
+  flushNow(branch: readonly AgentMessage[], usage?: ContextUsage | null): TriggerDecision & { captured: number } {
+    const settings = this.deps.settings();
+    const captured = settings.enabled
+      ? capturePendingBatches(branch, this.deps.knownState(), settings, { now: this.deps.now() })
+      : [];
+    const d = this.trigger.manual(settings.enabled, captured.length);
+    if (d.flush) {
+      // The manual command also resends what the branch holds, in case a capture was lost.
+      if (captured.length > 0) this.resendFromBranch(branch);
+      this.postFlush("manual", branch, undefined, usage);
+    }
+    return { ...d, captured: captured.length };
+  }
+
+  private resendFromBranch(branch: readonly AgentMessage[]): number {
+    const batches = capturePendingBatches(branch, this.deps.knownState(), this.deps.settings(), {
+      now: this.deps.now(),
+    });
+    this.deps.outbox.enqueueBatches(batches);
+    return batches.length;
+  }
+
+  /**
+   * Hand a flush request to the outbox. Building it (metrics snapshot, chain detection, grace keys) reads
+   * the whole branch and costs milliseconds on a long session, so an automatic trigger (`defer`) builds
+   * it on the next event-loop turn, while the agent waits on its model, from the branch, state and
+   * settings as they are now; `flushing` stays set until then (CAP-TRIGGER-12). The manual command
+   * builds it at once.
+   */
+  private postFlush(
+    trig: FlushTrigger,
+    branch: readonly AgentMessage[],
+    closingMessage?: AgentMessage,
+    usage?: ContextUsage | null,
+    defer = false,
+  ): void {
+    const { trigger, deps } = this;
+    this.runPendingBuild();
+    // What the cost model expects of this flush (telemetry), taken before the pending work is handed over.
+    const econ =
+      trig === "roi" && trigger.lastRoi
+        ? trigger.lastRoi
+        : trigger.estimate(closingMessage ? "message-end" : "turn-end");
+    const expected = {
+      expectedCacheWriteTokens: Math.round(econ.inputs.rewriteTokens),
+      expectedCacheReadSavedTokens: Math.round(
+        econ.inputs.reclaimTokens * (econ.inputs.remainingCalls + 1) * econ.inputs.laterWarm,
+      ),
+      ...(trigger.reuse.lastModel ? { agentModel: trigger.reuse.lastModel } : {}),
+    };
+    trigger.flushing = true;
+    trigger.flushStarted();
+    const state = deps.knownState();
+    const current = deps.settings();
+    const build = () => {
+      const t0 = performance.now();
+      try {
+        const body = buildFlushRequest(
+          { trigger: trig, branch, ...(closingMessage ? { closingMessage } : {}), ...(usage ? { usage } : {}) },
+          state,
+          current,
+        );
+        if (deps.handOff?.active) body.summarizerHandedOff = true;
+        body.metrics = { ...body.metrics, ...expected };
+        deps.onMetrics(body.metrics);
+        deps.outbox.enqueueFlush(body);
+        deps.emit({ type: "flush-queued", trigger: trig, buildMs: performance.now() - t0 });
+      } catch (error) {
+        deps.emit({ type: "error", where: "flush request", error });
+      } finally {
+        trigger.flushing = false;
+      }
+    };
+    if (!defer) {
+      build();
+      return;
+    }
+    this.pendingBuild = { run: build, handle: setImmediate(() => this.runPendingBuild()) };
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The client's connection to its service: the transport (a Condense API by URL, or an in-process or
+ * local service resolved lazily from `host`, so creating a client never blocks and an embedded service
+ * starts on first use), the summarizer hand-off to that service, and the version watch that keeps a
+ * state mirror fresh over it. Closing it stops the watch and closes a host it started.
+ */
+import type { BackoffPolicy } from "./backoff.ts";
+import type { Emit } from "./client-events.ts";
+import type { StateMirror } from "./state-mirror.ts";
+import { SummarizerHandOff, type ResolveHandOff } from "./summarizer-handoff.ts";
+import { createTransport, type FetchLike, type Transport } from "./transport.ts";
+import { VersionWatch } from "./version-watch.ts";
+
+/** An in-process service (embedded mode): the API app's fetch plus a key it accepts. */
+export interface CondenseHost {
+  baseUrl: string;
+  apiKey: string;
+  fetch: FetchLike;
+  close(): Promise<void>;
+}
+
+export interface ServiceConnectionOptions {
+  url?: string;
+  apiKey?: string;
+  host?: CondenseHost | (() => Promise<CondenseHost>);
+  fetch?: FetchLike;
+  requestTimeoutMs?: number;
+  summarizerHandOff?: ResolveHandOff;
+  pollMs?: number;
+  sse?: boolean;
+}
+
+export interface ServiceConnection {
+  readonly transport: Transport;
+  /** Null without `summarizerHandOff`. */
+  readonly handOff: SummarizerHandOff | null;
+  /** Start following the session's versions into `mirror` (idempotent). */
+  watchVersions(): void;
+  close(): Promise<void>;
+}
+
+export function connectService(
+  options: ServiceConnectionOptions,
+  sessionPath: string,
+  mirror: () => StateMirror,
+  backoff: BackoffPolicy,
+  emit: Emit,
+): ServiceConnection {
+  // The transport resolves the host lazily, so creating a client never blocks and an embedded service
+  // starts on first use.
+  let hostPromise: Promise<CondenseHost> | null = null;
+  const resolveHost = (): Promise<CondenseHost> => {
+    if (!options.host) throw new Error("no host");
+    if (!hostPromise) hostPromise = typeof options.host === "function" ? options.host() : Promise.resolve(options.host);
+    return hostPromise;
+  };
+  let transport: Transport;
+  if (options.url) {
+    transport = createTransport({
+      baseUrl: options.url,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      timeoutMs: options.requestTimeoutMs ?? 10_000,
+    });
+  } else {
+    let inner: Promise<Transport> | null = null;
+    const get = () =>
+      (inner ??= resolveHost().then((h) =>
+        createTransport({
+          baseUrl: h.baseUrl,
+          apiKey: h.apiKey,
+          fetch: h.fetch,
+          timeoutMs: options.requestTimeoutMs ?? 30_000,
+        }),
+      ));
+    transport = {
+      request: async (m, p, b, s) => (await get()).request(m, p, b, s),
+      stream: async (p, s) => (await get()).stream(p, s),
+    };
+  }
+
+  const handOff = options.summarizerHandOff
+    ? new SummarizerHandOff(transport, sessionPath, options.summarizerHandOff)
+    : null;
+  let watch: VersionWatch | null = null;
+  let closed = false;
+
+  return {
+    transport,
+    handOff,
+    watchVersions() {
+      if (closed) return;
+      watch ??= new VersionWatch({
+        transport,
+        sessionPath,
+        mirror: mirror(),
+        pollMs: options.pollMs ?? 1000,
+        backoff: { ...backoff, maxMs: Math.max(backoff.maxMs, 30_000) },
+        sse: options.sse ?? true,
+        onError: (error) => emit({ type: "error", where: "state pull", error, willRetry: true }),
+      });
+      watch.start();
+    },
+    async close() {
+      closed = true;
+      await watch?.close();
+      if (hostPromise) {
+        const h = await hostPromise.catch(() => null);
+        await h?.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The ordered outbox against a real HTTP server speaking the API's wire: captures and flushes leave
+ * in the order they were made, a 5xx or an unreachable service is retried with backoff until it is
+ * acknowledged, a 4xx is final (the item is dropped, the queue moves on), and captures spooled by a
+ * process that died before they were acknowledged are sent by the next one.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CapturedBatch } from "@condense/core";
+import type { BackoffPolicy } from "../src/backoff.ts";
+import { CaptureSpool } from "../src/capture-spool.ts";
+import type { FlushRequestBody } from "../src/flush-request.ts";
+import { Outbox, type OutboxItem } from "../src/outbox.ts";
+import { createTransport } from "../src/transport.ts";
+import { startWireServer, until, type WireServer } from "./support/wire-server.ts";
+
+const batch = (i: number): CapturedBatch => ({
+  turnIndex: i,
+  timestamp: 1000 + i,
+  assistantText: "",
+  toolCalls: [
+    {
+      toolCallId: `c${i}`,
+      toolName: "bash",
+      args: { i },
+      resultText: `out ${i}`,
+      isError: false,
+      resultTimestamp: 2000 + i,
+    },
+  ],
+});
+const flushBody = { trigger: "manual" } as unknown as Omit<FlushRequestBody, "flushId">;
+/** No jitter: the delay before retry n is initialMs * factor^n / 2 at least. */
+const BACKOFF: BackoffPolicy = { initialMs: 80, maxMs: 2_000, factor: 2, random: () => 0 };
+
+let wire: WireServer;
+let dir: string;
+const outboxes: Outbox[] = [];
+beforeEach(async () => {
+  wire = await startWireServer();
+  dir = mkdtempSync(join(tmpdir(), "condense-outbox-wire-"));
+});
+afterEach(async () => {
+  for (const o of outboxes.splice(0)) o.close();
+  await wire.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function open(extra: Partial<ConstructorParameters<typeof Outbox>[0]> = {}): Outbox {
+  const o = new Outbox({
+    transport: createTransport({ baseUrl: wire.url, apiKey: "k", timeoutMs: 2_000 }),
+    sessionId: "s",
+    backoff: BACKOFF,
+    ...extra,
+  });
+  outboxes.push(o);
+  return o;
+}
+const sent = (route: string) => wire.requests.filter((r) => r.route === route);
+const capturedCalls = () =>
+  sent("captures").map((r) => (r.body as { batches: CapturedBatch[] }).batches.map((b) => b.toolCalls[0]!.toolCallId));
+
+describe("outbox over the wire", () => {
+  it("delivers captures and flushes in the order they were made, each once", async () => {
+    const o = open();
+    const a = o.enqueueCapture([batch(1)]);
+    const flushId = o.enqueueFlush(flushBody);
+    const b = o.enqueueCapture([batch(2), batch(3)]);
+    await o.drain();
+    expect(wire.requests.map((r) => r.route)).toEqual(["captures", "flushes", "captures"]);
+    expect(sent("captures").map((r) => (r.body as { captureId: string }).captureId)).toEqual([a, b]);
+    expect((sent("flushes")[0]!.body as { flushId: string }).flushId).toBe(flushId);
+    expect(capturedCalls()).toEqual([["c1"], ["c2", "c3"]]);
+    // the same occurrences are not queued twice
+    expect(o.enqueueCapture([batch(1)])).toBe(a);
+    await o.drain();
+    expect(sent("captures")).toHaveLength(2);
+    expect(o.size).toBe(0);
+  });
+
+  it("retries a 5xx with growing backoff, keeps the order behind it, and recovers", async () => {
+    wire.refuse("captures", 503, "unavailable", 2);
+    const errors: boolean[] = [];
+    const o = open({ onSendError: (_e, _i, willRetry) => errors.push(willRetry) });
+    o.enqueueCapture([batch(1)]);
+    o.enqueueFlush(flushBody);
+    await until(() => o.degraded, 2_000, "degraded");
+    await o.drain();
+    expect(errors).toEqual([true, true]);
+    expect(wire.requests.map((r) => r.route)).toEqual(["captures", "captures", "captures", "flushes"]);
+    const at = sent("captures").map((r) => r.at);
+    // The backoff's floors (initialMs 80, factor 2, no jitter): retry 0 waits at least 40 ms, retry 1 at
+    // least 80 ms. Lower bounds only, so a slow host cannot make them fail; an immediate retry does.
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(38);
+    expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(78);
+    expect(o.degraded).toBe(false);
+    expect(o.lastError).toBeNull();
+  });
+
+  it("waits out an unreachable service and delivers once it is back", async () => {
+    await wire.stop();
+    const o = open();
+    o.enqueueCapture([batch(1)]);
+    await until(() => o.degraded, 2_000, "degraded");
+    expect(o.lastError).toMatch(/POST \/v1\/sessions\/s\/captures/);
+    expect(o.size).toBe(1);
+    await wire.start();
+    await o.drain();
+    expect(capturedCalls()).toEqual([["c1"]]);
+    expect(o.degraded).toBe(false);
+  });
+
+  it("a 4xx is final: the item is dropped and reported once, the queue moves on", async () => {
+    wire.refuse("captures", 400, "validation_failed");
+    const errors: { kind: OutboxItem["kind"]; willRetry: boolean }[] = [];
+    const spool = new CaptureSpool(join(dir, "spool.jsonl"));
+    const o = open({ spool, onSendError: (_e, item, willRetry) => errors.push({ kind: item.kind, willRetry }) });
+    o.enqueueCapture([batch(1)]);
+    o.enqueueCapture([batch(2)]);
+    await o.drain();
+    expect(errors).toEqual([{ kind: "capture", willRetry: false }]);
+    // the refused one was sent once, never again; the next one went through
+    expect(capturedCalls()).toEqual([["c1"], ["c2"]]);
+    expect(spool.readPending()).toEqual([]);
+  });
+
+  it("a restarted process resends what the spool holds unacknowledged, under the same capture id", async () => {
+    const path = join(dir, "spool.jsonl");
+    await wire.stop();
+    const first = open({ spool: new CaptureSpool(path) });
+    const id = first.enqueueCapture([batch(7)]);
+    await until(() => new CaptureSpool(path).readPending().length === 1, 2_000, "spooled");
+    first.close(); // the process dies with the capture unacknowledged
+    expect(new CaptureSpool(path).readPending().map((p) => p.captureId)).toEqual([id]);
+
+    await wire.start();
+    const second = open({ spool: new CaptureSpool(path) });
+    await until(() => sent("captures").length === 1, 3_000, "resent capture");
+    await second.drain();
+    expect((sent("captures")[0]!.body as { captureId: string }).captureId).toBe(id);
+    expect(capturedCalls()).toEqual([["c7"]]);
+    // acknowledged: a third start has nothing to resend
+    expect(new CaptureSpool(path).readPending()).toEqual([]);
+  });
+});

@@ -1,0 +1,11 @@
+export { apiConfig, type ApiConfig, type LogLevel } from "./api-config.ts";
+export { cliConfig, type CliConfig } from "./cli-config.ts";
+export { clientConfig, type ClientConfig, type ConnectionConfig } from "./client-config.ts";
+export { ConfigError, type ConfigIssue } from "./config-error.ts";
+export { dataRoot, pgliteDirOf, piAgentDir } from "./data-dir.ts";
+export { deprecationWarning, type Env, type ReadOptions } from "./env-reader.ts";
+export { renderEnvTable, withEnvTable } from "./env-table.ts";
+export { processEnv } from "./process-env.ts";
+export { serviceConfig, serviceWorkerConfig, type ServiceConfig } from "./service-config.ts";
+export { VARIABLES, type VariableName } from "./variables.ts";
+export { workerConfig, type WorkerView } from "./worker-config.ts";

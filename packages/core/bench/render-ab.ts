@@ -1,0 +1,190 @@
+/**
+ * bench:core A/B — the render of two or more checkouts on the same inputs, alternating, in one run.
+ * Each round spawns one child per checkout (order reversed every other round); a child imports that
+ * checkout's own `pruneMessages`, state builder and session reader, so each side renders the state
+ * its own code builds. Reported: per case and mode, the median over rounds of each child's median, and
+ * the ratio of every checkout to the first.
+ *
+ * Modes (all renders as the client calls them: the state's memo and the policy decided at apply when
+ * the checkout has them, `measure` on unless said):
+ *   warm        the same message objects every render;
+ *   cold+gc     a fresh structuredClone before every render, then a forced full GC (both untimed): the
+ *               render starts on a collected heap with the clone promoted to old space;
+ *   cold        a fresh structuredClone before every render, no forced GC: the collector runs when the
+ *               allocation of clones and renders asks for it, sometimes inside a timed render;
+ *   cold off    as cold, with `measure: false` (how the client renders between two applied states);
+ *   amortized   what a render adds to pi's own clone: (time of N x [clone + render] - time of N x
+ *               [clone]) / N, GC included wherever it lands. This is the figure a host pays per call.
+ *
+ * Run: `tsx packages/core/bench/render-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds 5]`.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const self = fileURLToPath(import.meta.url);
+const LARGEST = "pi-mono_fixture_before-compaction.jsonl";
+const MODES = ["warm", "cold+gc", "cold", "cold off", "amortized"] as const;
+type Mode = (typeof MODES)[number];
+type Result = Record<string, Record<Mode, number>>;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[(s.length - 1) >> 1]!;
+};
+
+async function child(root: string): Promise<void> {
+  const load = (p: string) => import(pathToFileURL(resolve(root, p)).href);
+  const render = await load("packages/core/src/render/prune-messages.ts");
+  const { readPiSession } = await load("packages/core/src/session-reader.ts");
+  const { normalizeSettings } = await load("packages/core/src/settings.ts");
+  const { buildCondensedState } = await load("packages/core/test/support/condensed-state.ts");
+  const { concatenate } = await load("packages/core/bench/bench-support.ts");
+  const { realSessionFiles } = await load("test/support/sessions.ts");
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("the child needs --expose-gc");
+  const settings = normalizeSettings({});
+  const budget = Number(process.env.AB_BUDGET_MS ?? 600);
+  const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+  function timed(run: () => void, prepare: () => void): number {
+    for (let i = 0; i < 3; i++) {
+      prepare();
+      run();
+    }
+    const samples: number[] = [];
+    let spent = 0;
+    while ((spent < budget || samples.length < 11) && samples.length < 200) {
+      prepare();
+      const t = now();
+      run();
+      const d = now() - t;
+      samples.push(d);
+      spent += d;
+    }
+    return median(samples);
+  }
+  function loop(n: number, body: () => void): number {
+    const t = now();
+    for (let i = 0; i < n; i++) body();
+    return now() - t;
+  }
+
+  const cases: [string, unknown[]][] = [];
+  let largest: unknown[] | null = null;
+  for (const file of realSessionFiles("pi") as string[]) {
+    const { messages } = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" });
+    cases.push([basename(file, ".jsonl"), messages]);
+    if (basename(file) === LARGEST) largest = messages;
+  }
+  if (largest) for (const k of [4, 8]) cases.push([`${basename(LARGEST, ".jsonl")} x${k}`, concatenate(largest, k)]);
+
+  const out: Result = {};
+  for (const [name, messages] of cases) {
+    const fx = buildCondensedState(messages, { keepLastUserTurns: 3, settings });
+    const base = fx.messages as unknown[];
+    const opts: Record<string, unknown> = { settings };
+    if (typeof render.createRenderMemo === "function") opts.memo = render.createRenderMemo(fx.state);
+    if (typeof render.decideRenderPolicy === "function") opts.policy = render.decideRenderPolicy(base, settings);
+    const off = { ...opts, measure: false };
+    const prune = (m: unknown[], o: unknown) => render.pruneMessages(m, fx.state, o);
+    prune(base, opts);
+    let fresh = base;
+    const r = {} as Record<Mode, number>;
+    gc();
+    r.warm = timed(
+      () => prune(base, opts),
+      () => {},
+    );
+    r["cold+gc"] = timed(
+      () => prune(fresh, opts),
+      () => {
+        fresh = structuredClone(base);
+        gc();
+      },
+    );
+    gc();
+    r.cold = timed(
+      () => prune(fresh, opts),
+      () => {
+        fresh = structuredClone(base);
+      },
+    );
+    gc();
+    r["cold off"] = timed(
+      () => prune(fresh, off),
+      () => {
+        fresh = structuredClone(base);
+      },
+    );
+    // Amortized: N clones with and without a render each, alternating halves, GC wherever it lands.
+    const n = Math.max(10, Math.min(200, Math.round(budget / Math.max(0.05, r.cold + r.warm))));
+    let withRender = 0;
+    let cloneOnly = 0;
+    for (let half = 0; half < 4; half++) {
+      gc();
+      withRender += loop(n, () => prune(structuredClone(base), opts));
+      gc();
+      cloneOnly += loop(n, () => {
+        fresh = structuredClone(base);
+      });
+    }
+    r.amortized = (withRender - cloneOnly) / (4 * n);
+    out[name] = r;
+  }
+  process.stdout.write(`AB-RESULT ${JSON.stringify(out)}\n`);
+}
+
+function parent(roots: string[], rounds: number): void {
+  const runs: Result[][] = roots.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    const order = roots.map((_, k) => k);
+    if (round % 2 === 1) order.reverse();
+    for (const k of order) {
+      const r = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, self, "--child", roots[k]!], {
+        encoding: "utf8",
+        maxBuffer: 1 << 26,
+        env: process.env,
+      });
+      const line = r.stdout.split("\n").find((l) => l.startsWith("AB-RESULT "));
+      if (!line) {
+        process.stderr.write(r.stderr);
+        throw new Error(`child for ${roots[k]} failed`);
+      }
+      runs[k]!.push(JSON.parse(line.slice("AB-RESULT ".length)) as Result);
+      process.stderr.write(`round ${round + 1}/${rounds}: ${basename(roots[k]!)} done\n`);
+    }
+  }
+  const names = Object.keys(runs[0]![0]!);
+  const med = (k: number, name: string, mode: Mode) => median(runs[k]!.map((r) => r[name]?.[mode] ?? Number.NaN));
+  const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+  console.log(`Roots: ${roots.map((r, k) => `${String.fromCharCode(65 + k)} = ${r}`).join("; ")}; ${rounds} rounds.`);
+  console.log("Medians over rounds of each run's median, ms; ratios to A.\n");
+  for (const mode of MODES) {
+    console.log(`### ${mode}\n`);
+    const cols = roots.map((_, k) => String.fromCharCode(65 + k));
+    const ratios = cols.slice(1).map((c) => `${c}/A`);
+    console.log(`| case | ${[...cols, ...ratios].join(" | ")} |`);
+    console.log(`|---|${[...cols, ...ratios].map(() => "---:").join("|")}|`);
+    const sums = roots.map(() => 0);
+    for (const name of names) {
+      const v = roots.map((_, k) => med(k, name, mode));
+      v.forEach((x, k) => {
+        sums[k] = sums[k]! + x;
+      });
+      console.log(`| ${name} | ${[...v.map(f), ...v.slice(1).map((x) => (x / v[0]!).toFixed(2))].join(" | ")} |`);
+    }
+    console.log(`| sum | ${[...sums.map(f), ...sums.slice(1).map((x) => (x / sums[0]!).toFixed(2))].join(" | ")} |\n`);
+  }
+}
+
+const args = process.argv.slice(2);
+if (args[0] === "--child") await child(args[1]!);
+else {
+  const at = args.indexOf("--rounds");
+  const rounds = at >= 0 ? Number(args[at + 1]) : 3;
+  const roots = args.filter((a, k) => !a.startsWith("--") && (at < 0 || k !== at + 1)).map((r) => resolve(r));
+  if (roots.length < 2) throw new Error("usage: render-ab.ts <checkout-a> <checkout-b> [...] [--rounds N]");
+  parent(roots, rounds);
+}

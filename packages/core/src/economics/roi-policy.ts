@@ -1,0 +1,104 @@
+/**
+ * The `roi` flush policy's decision: from what the client knows at a flush opportunity (a tool turn
+ * ended, a reply ended) and what usage taught it, estimate a flush's reclaim and rewrite and flush
+ * when its net value is positive and no colder moment is expected soon enough to do better.
+ * The budget ceiling and the manual command are decided elsewhere (triggers.ts) and always win.
+ */
+import { DEFAULT_CACHE_PRICES, type CachePrices } from "./cache-prices.ts";
+import { expectedRemainingCalls, forecastReuse, observedPrices, type CacheReuse } from "./cache-reuse.ts";
+import { flushValue, type FlushValue, type FlushValueInput } from "./flush-value.ts";
+
+/** What the client accumulated about the work a flush would condense. */
+export interface PendingWork {
+  /** Tokens of the pending (captured, not yet flushed) tool results: what the summarizer reads. */
+  resultTokens: number;
+  /** Pending tool calls. */
+  toolCalls: number;
+  /** Context tokens in front of the first pending result: the part of the prefix a flush keeps. */
+  firstResultAt: number;
+}
+
+/**
+ * Share of the tail since the first pending result that a flush takes out of every later request
+ * (stubbed results and compressed chains, net of the summaries added), until the client has measured
+ * its own: each landed flush's measured reclaim over the tail it condensed updates it.
+ */
+export const DEFAULT_RECLAIM_SHARE = 0.5;
+/**
+ * A flush that reclaims less than this is not worth its summary: the summary's own fixed size and the
+ * cache's granularity dwarf the estimate's precision there.
+ */
+export const MIN_RECLAIM_TOKENS = 256;
+/** Share of the pending results' own tokens a flush reclaims at least (their stubs and summaries are small). */
+export const RESULT_RECLAIM = 0.8;
+/** Summarizer spend per summarized token until the service reports its own (Haiku 4.5: $1 in, $5 out, ~15% out). */
+export const DEFAULT_SUMMARIZER_USD_PER_TOKEN = 1.75e-6;
+
+export interface RoiInput {
+  reuse: CacheReuse;
+  pending: PendingWork;
+  /** Context tokens of the next request without a flush. */
+  contextTokens: number;
+  at: "turn-end" | "message-end";
+  /** The request that carries the flush is known to start cold (model switch, resume, host compaction). */
+  coldNow: boolean;
+  /** Prices to use; default: recovered from billed usage, else Sonnet 4.5 list prices. */
+  prices?: CachePrices;
+  /** Learned share of the tail a flush reclaims (see DEFAULT_RECLAIM_SHARE). */
+  reclaimShare?: number;
+  summarizerUsdPerToken?: number;
+}
+
+export interface RoiDecision {
+  flush: boolean;
+  value: FlushValue;
+  inputs: FlushValueInput;
+}
+
+const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
+const nonNeg = (x: number) => (Number.isFinite(x) && x > 0 ? x : 0);
+
+/** The reclaim and rewrite a flush of `pending` would bring on a context of `contextTokens`. */
+export function estimateFlushEffect(
+  pending: PendingWork,
+  contextTokens: number,
+  reclaimShare = DEFAULT_RECLAIM_SHARE,
+): { reclaimTokens: number; rewriteTokens: number } {
+  if (nonNeg(pending.toolCalls) === 0) return { reclaimTokens: 0, rewriteTokens: 0 };
+  const tail = nonNeg(nonNeg(contextTokens) - nonNeg(pending.firstResultAt));
+  // The pending results themselves are mostly stubbed whatever share of the tail was learned (a
+  // tail of small results and long replies teaches a low share): a floor under the learned share.
+  const floor = RESULT_RECLAIM * nonNeg(pending.resultTokens);
+  const reclaimTokens = Math.min(tail, Math.max(tail * clamp01(reclaimShare), floor));
+  return { reclaimTokens, rewriteTokens: tail - reclaimTokens };
+}
+
+export function decideRoi(input: RoiInput): RoiDecision {
+  const prices = input.prices ?? observedPrices(input.reuse, DEFAULT_CACHE_PRICES);
+  const forecast = forecastReuse(input.reuse);
+  const effect = estimateFlushEffect(input.pending, input.contextTokens, input.reclaimShare);
+  const reclaimTokens = effect.reclaimTokens;
+  // Inside the agent's loop the flush lands one request later: that request's turn is rewritten too.
+  const rewriteTokens = effect.rewriteTokens + (input.at === "turn-end" ? input.reuse.growthPerCall : 0);
+  const nextWarm = input.coldNow ? 0 : input.at === "message-end" ? forecast.warmAfterReply : forecast.warmAfterTool;
+  const inputs: FlushValueInput = {
+    prices,
+    reclaimTokens,
+    rewriteTokens,
+    remainingCalls: expectedRemainingCalls(input.reuse),
+    nextWarm,
+    laterWarm: forecast.laterWarm,
+    summarizerUsd:
+      nonNeg(input.pending.resultTokens) * nonNeg(input.summarizerUsdPerToken ?? DEFAULT_SUMMARIZER_USD_PER_TOKEN),
+    // Inside the loop, the colder moment to wait for is the next reply (the user's turn lets the
+    // TTL run out); at a reply or a known cold request, this is that moment.
+    callsToCold:
+      input.at === "turn-end" && !input.coldNow && forecast.warmAfterReply < nextWarm && forecast.replyShare > 0
+        ? 1 / forecast.replyShare
+        : null,
+    coldMomentWarm: forecast.warmAfterReply,
+    growthPerCall: input.reuse.growthPerCall,
+  };
+  const value = flushValue(inputs);
+  return { flush: reclaimTokens >= MIN_RECLAIM_TOKENS && value.best === "now", value, inputs };
+}

@@ -1,0 +1,1 @@
+CREATE INDEX "captures_skipped_idx" ON "captures" USING btree ("tenant_id","session_id","settled_by") WHERE "captures"."status" = 'skipped';

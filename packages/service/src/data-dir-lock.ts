@@ -1,0 +1,214 @@
+/**
+ * One owner per data directory. PGlite is one process's database: two processes on one directory each
+ * see only their own writes and the last to stop overwrites the other's (captures lost, sequence
+ * numbers handed out twice). So whoever opens a data directory first takes `owner.lock`:
+ *   - created atomically (O_EXCL), holding the owner's pid, its process start time and what it serves;
+ *   - a lock whose pid is dead, or alive but started at another time (the pid was reused), is stale and
+ *     is taken over; a crash (even SIGKILL) therefore never locks a directory for good;
+ *   - takeover itself is serialized by an atomic mkdir, so two newcomers never both win.
+ * A live owner makes `acquireDataDirLock` throw DataDirOwnedError, which says who owns it and what
+ * to run instead.
+ */
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { join, resolve } from "node:path";
+
+export interface LockOwner {
+  pid: number;
+  /** The process's start time (Linux: clock ticks since boot, from /proc/<pid>/stat), or null. */
+  startTime: string | null;
+  /** What the owner serves: "local service", "condense serve", "replay", "cli". */
+  role: string;
+  /** Where it can be reached (a socket path or URL), when it serves. */
+  endpoint?: string;
+  since: string;
+}
+
+export class DataDirOwnedError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly owner: LockOwner,
+  ) {
+    super(
+      `the data directory ${dataDir} is in use by ${owner.role} (pid ${owner.pid}${owner.endpoint ? `, serving ${owner.endpoint}` : ""}); one process owns a data directory`,
+    );
+    this.name = "DataDirOwnedError";
+  }
+}
+
+export interface DataDirLock {
+  file: string;
+  owner: LockOwner;
+  /** Record where the owner is reachable once it listens (the file is replaced atomically). */
+  setEndpoint(endpoint: string): void;
+  /** Remove the lock if it is still ours. */
+  release(): void;
+}
+
+export function lockFileOf(dataDir: string): string {
+  return join(resolve(dataDir), "owner.lock");
+}
+
+/** The start time of a live process, or null when it is not running (or unknown off Linux). */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22 (starttime); the command name (field 2) may hold spaces, so count after its ")".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(owner: LockOwner): boolean {
+  try {
+    process.kill(owner.pid, 0);
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else, which for a per-user directory still means alive.
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  if (owner.startTime === null) return true;
+  const now = processStartTime(owner.pid);
+  // Unreadable start time: with /proc the process just exited; without /proc (not Linux) trust the pid.
+  if (now === null) return !existsProc();
+  return now === owner.startTime;
+}
+
+function existsProc(): boolean {
+  try {
+    statSync("/proc/self/stat");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The current owner of a data directory, if a live process holds it. */
+export function dataDirOwner(dataDir: string): LockOwner | null {
+  const owner = readOwner(lockFileOf(dataDir));
+  return owner && isAlive(owner) ? owner : null;
+}
+
+function readOwner(file: string): LockOwner | null {
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as LockOwner;
+    return typeof parsed.pid === "number" ? parsed : null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    // Unreadable or half-written: treat as a dead owner's (a live one writes it in one call).
+    return { pid: -1, startTime: null, role: "unknown", since: "" };
+  }
+}
+
+function tryCreate(file: string, owner: LockOwner): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "wx", 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
+  try {
+    writeSync(fd, `${JSON.stringify(owner)}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+export function acquireDataDirLock(dataDir: string, info: { role: string; endpoint?: string }): DataDirLock {
+  const dir = resolve(dataDir);
+  mkdirSync(dir, { recursive: true });
+  const file = lockFileOf(dir);
+  const owner: LockOwner = {
+    pid: process.pid,
+    startTime: processStartTime(process.pid),
+    role: info.role,
+    ...(info.endpoint ? { endpoint: info.endpoint } : {}),
+    since: new Date().toISOString(),
+  };
+  const takeover = `${file}.takeover`;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (tryCreate(file, owner)) return handle(file, owner);
+    const current = readOwner(file);
+    if (current && isAlive(current)) {
+      if (current.pid === process.pid && current.startTime === owner.startTime)
+        throw new Error(`this process already owns ${dir}`);
+      throw new DataDirOwnedError(dir, current);
+    }
+    // Stale (its owner died). Take it over under the takeover mutex; a mutex left by a crashed
+    // taker is broken after a few seconds.
+    try {
+      mkdirSync(takeover);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      try {
+        if (Date.now() - statSync(takeover).mtimeMs > 5_000) rmdirSync(takeover);
+      } catch {
+        /* gone already */
+      }
+      sleepSync(10);
+      continue;
+    }
+    try {
+      // Re-read under the mutex: another taker may have replaced it with a live owner meanwhile.
+      const again = readOwner(file);
+      if (again && isAlive(again)) throw new DataDirOwnedError(dir, again);
+      try {
+        unlinkSync(file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      }
+      if (tryCreate(file, owner)) return handle(file, owner);
+    } finally {
+      try {
+        rmdirSync(takeover);
+      } catch {
+        /* best effort */
+      }
+    }
+  }
+  throw new Error(`could not take the owner lock ${file}; remove it if no Condense process is running`);
+}
+
+function handle(file: string, owner: LockOwner): DataDirLock {
+  let released = false;
+  return {
+    file,
+    owner,
+    setEndpoint(endpoint) {
+      owner.endpoint = endpoint;
+      const tmp = `${file}.${process.pid}.tmp`;
+      writeFileSync(tmp, `${JSON.stringify(owner)}\n`, { mode: 0o600 });
+      renameSync(tmp, file);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      // Only our own lock: after a takeover (we were presumed dead) it belongs to someone else.
+      const current = readOwner(file);
+      if (current && current.pid === owner.pid && current.startTime === owner.startTime) {
+        try {
+          unlinkSync(file);
+        } catch {
+          /* already gone */
+        }
+      }
+    },
+  };
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}

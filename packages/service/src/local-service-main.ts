@@ -1,0 +1,40 @@
+/**
+ * The local service's process: `node packages/service/bin/condense-service.mjs` (which loads this
+ * through tsx). Configured by env only (@condense/config's service view): CONDENSE_DATA_DIR (default ~/.pi/agent/condense),
+ * CONDENSE_SERVICE_IDLE_MS (default 10 minutes; 0 never stops), CONDENSE_LOG_LEVEL (default info),
+ * plus the worker's summarizer variables. Exits 75 when another live process owns the directory.
+ */
+import { ConfigError, processEnv, serviceConfig } from "@condense/config";
+import { DataDirOwnedError } from "./data-dir-lock.ts";
+import { OWNED_EXIT_CODE, runLocalService } from "./local-service.ts";
+
+const env = processEnv();
+let config: ReturnType<typeof serviceConfig>;
+try {
+  config = serviceConfig(env);
+} catch (err) {
+  console.error(err instanceof ConfigError ? err.message : String(err));
+  process.exit(2);
+}
+
+try {
+  const running = await runLocalService({
+    dataDir: config.dataDir,
+    idleMs: config.idleMs,
+    env,
+    logLevel: config.logLevel,
+  });
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => void running.stop(signal));
+  // Crash-only: after an error nothing caught, exit; the owner lock is taken over and the next client
+  // that needs the service starts a fresh one (commits are idempotent, queued requests are re-swept).
+  const die = (kind: string) => (err: unknown) => {
+    running.logger.fatal({ err }, kind);
+    process.exit(1);
+  };
+  process.on("unhandledRejection", die("unhandled rejection"));
+  process.on("uncaughtException", die("uncaught exception"));
+  await running.stopped;
+  process.exit(0);
+} catch (err) {
+  process.exit(err instanceof DataDirOwnedError ? OWNED_EXIT_CODE : 1);
+}

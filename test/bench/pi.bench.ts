@@ -1,0 +1,285 @@
+/**
+ * `pnpm bench:pi`: what Condense costs a pi user. Real pi (headless, `--mode json`) against a local
+ * fake provider answering each agent request in ~50 ms, one scripted run of STEPS tool-calling steps,
+ * three variants in the same run and interleaved per repetition:
+ *   - bare:  pi with no extension;
+ *   - cold:  pi with Condense and a fresh agent dir (no data directory, no service: the first need
+ *            starts the local service);
+ *   - warm:  pi with Condense again on that agent dir (the service is running, the data is there).
+ * Measured per run: time from spawning pi to the first LLM request, wall time per agent step (from
+ * one agent request to the next: the model's 50 ms plus the tool plus pi plus Condense), pi's CPU
+ * time per step (user + system from /proc/<pid>/stat over the step phase: far less noisy than wall
+ * time on a loaded host), peak RSS of the pi process (VmHWM) and, at the end, of the local service. Condense settings make budget flushes
+ * and stubs happen inside the run, so the service works while the agent does.
+ *
+ * Env: BENCH_PI_STEPS (default 40), BENCH_PI_REPS (default 3), BENCH_PI_BASELINE_EXTENSION_DIR
+ * (another checkout's packages/pi-extension: adds its cold and warm runs, "base-cold"/"base-warm", to
+ * the same run, e.g. the design before the local service), BENCH_PI_PROF
+ * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
+ * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dataDirOwner } from "@condense/service";
+import { startFakeLlm, type FakeLlm, type Scenario } from "@condense/test-support/fake-llm";
+import { stopLocalService } from "../e2e/local-service-support.ts";
+import { EXTENSION_DIR, PI_BIN, preparePiHome, REPO, type PiHome } from "../e2e/pi-runner.ts";
+import { FAKE_CONTEXT_WINDOW, SCENARIO_SETTINGS } from "../e2e/scenario.ts";
+
+const STEPS = Number(process.env.BENCH_PI_STEPS) || 40;
+const REPS = Number(process.env.BENCH_PI_REPS) || 3;
+const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
+const PROF = process.env.BENCH_PI_PROF;
+const PI_CLI = join(EXTENSION_DIR, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
+
+const bench: Scenario = (step) =>
+  step < STEPS
+    ? { calls: [{ name: "bash", args: { command: `echo step-${step}; seq ${step * 100} ${step * 100 + 400}` } }] }
+    : { text: "bench done." };
+
+interface RunResult {
+  variant: string;
+  firstRequestMs: number;
+  steps: number[];
+  piPeakRssMb: number;
+  servicePeakRssMb: number | null;
+  /** pi's own CPU time (user + system, its threads, not its tool children) per step of the step phase. */
+  piCpuPerStepMs: number;
+  /** pi's CPU time from its start to the first LLM request (startup and the extension's load). */
+  piCpuToFirstRequestMs: number;
+  wallMs: number;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const CLK_TCK = 100;
+
+/** CPU time (user + system) of one process so far, in ms, or null once it is gone. */
+function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces) in parentheses: utime is the 14th field.
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (user + system) of this process's children that have exited and been waited for, in ms. */
+function childrenCpuMs(): number {
+  const stat = readFileSync("/proc/self/stat", "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[13]) + Number(f[14])) * 1000) / CLK_TCK;
+}
+
+/** The last CPU sample taken at or before `at` (samples are in time order). */
+function cpuAt(samples: { at: number; cpu: number }[], at: number): number {
+  let v = samples[0]?.cpu ?? 0;
+  for (const s of samples) {
+    if (s.at > at) break;
+    v = s.cpu;
+  }
+  return v;
+}
+
+function vmHwmMb(pid: number): number | null {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+async function runOnce(llm: FakeLlm, home: PiHome, variant: string, ext: string | null): Promise<RunResult> {
+  const withCondense = ext !== null;
+  const from = llm.requests.length;
+  const args = [
+    "--mode",
+    "json",
+    "--model",
+    "fake/fake-model",
+    "--thinking",
+    "off",
+    "--no-extensions",
+    "--no-skills",
+    "--no-prompt-templates",
+    "--no-context-files",
+    "--no-themes",
+    ...(ext ? ["-e", ext] : []),
+    "--session-dir",
+    home.sessionDir,
+    "SCENARIO B: run the steps",
+  ];
+  const started = Date.now();
+  // --cpu-prof is refused in NODE_OPTIONS, so a profiled pi runs its entry under node directly.
+  const child = spawn(
+    PROF ? process.execPath : PI_BIN,
+    PROF ? ["--cpu-prof", `--cpu-prof-dir=${PROF}`, PI_CLI, ...args] : args,
+    {
+      cwd: home.workDir,
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: home.root,
+        PI_CODING_AGENT_DIR: home.agentDir,
+        PI_OFFLINE: "1",
+        CONDENSE_QUIET: "1",
+      },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  let peak = 0;
+  const cpu: { at: number; cpu: number }[] = [];
+  const poll = setInterval(() => {
+    const v = vmHwmMb(child.pid!);
+    if (v !== null) peak = Math.max(peak, v);
+    const c = cpuMs(child.pid!);
+    if (c !== null) cpu.push({ at: Date.now(), cpu: c });
+  }, 20);
+  const code = await new Promise<number | null>((r) => child.on("close", r));
+  clearInterval(poll);
+  const wallMs = Date.now() - started;
+  if (code !== 0) throw new Error(`${variant}: pi exited ${code}\n${stderr.slice(-3000)}`);
+  const agent = llm.requests
+    .slice(from)
+    .filter((r) => r.kind === "agent")
+    .sort((a, b) => a.receivedAt - b.receivedAt);
+  if (agent.length < STEPS) throw new Error(`${variant}: only ${agent.length} agent requests`);
+  const steps: number[] = [];
+  for (let i = 1; i < agent.length; i++) steps.push(agent[i]!.receivedAt - agent[i - 1]!.receivedAt);
+  const owner = withCondense ? dataDirOwner(join(home.agentDir, "condense")) : null;
+  return {
+    variant,
+    firstRequestMs: agent[0]!.receivedAt - started,
+    steps,
+    piPeakRssMb: peak,
+    servicePeakRssMb: owner ? vmHwmMb(owner.pid) : null,
+    piCpuToFirstRequestMs: cpuAt(cpu, agent[0]!.receivedAt),
+    piCpuPerStepMs: (cpuAt(cpu, agent.at(-1)!.receivedAt) - cpuAt(cpu, agent[0]!.receivedAt)) / (agent.length - 1),
+    wallMs,
+  };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+async function main(): Promise<void> {
+  const llm = await startFakeLlm({ scenarios: { B: bench }, agentDelayMs: 50 });
+  const results: RunResult[] = [];
+  const roots: string[] = [];
+  const home = (tag: string) => {
+    const root = mkdtempSync(join(tmpdir(), `condense-bench-pi-${tag}-`));
+    roots.push(root);
+    return preparePiHome(root, llm.baseUrl, SCENARIO_SETTINGS, FAKE_CONTEXT_WINDOW);
+  };
+  try {
+    for (let rep = 0; rep < REPS; rep++) {
+      results.push(await runOnce(llm, home("bare"), "bare", null));
+      const h = home("condense");
+      results.push(await runOnce(llm, h, "cold", EXTENSION_DIR));
+      results.push(await runOnce(llm, h, "warm", EXTENSION_DIR));
+      await stopLocalService(join(h.agentDir, "condense")).catch(() => {});
+      if (BASELINE) {
+        const b = home("baseline");
+        results.push(await runOnce(llm, b, "base-cold", BASELINE));
+        results.push(await runOnce(llm, b, "base-warm", BASELINE));
+      }
+      process.stderr.write(`rep ${rep + 1}/${REPS} done\n`);
+    }
+  } finally {
+    await llm.close();
+  }
+
+  const rows = ["bare", "cold", "warm", ...(BASELINE ? ["base-cold", "base-warm"] : [])].map((variant) => {
+    const rs = results.filter((r) => r.variant === variant);
+    const steps = rs.flatMap((r) => r.steps);
+    const svc = rs.map((r) => r.servicePeakRssMb).filter((x): x is number => x !== null);
+    return {
+      variant,
+      runs: rs.length,
+      firstRequestMs: median(rs.map((r) => r.firstRequestMs)),
+      stepMedianMs: median(steps),
+      stepP95Ms: pct(steps, 95),
+      piCpuPerStepMs: median(rs.map((r) => r.piCpuPerStepMs)),
+      piCpuToFirstRequestMs: median(rs.map((r) => r.piCpuToFirstRequestMs)),
+      piPeakRssMb: median(rs.map((r) => r.piPeakRssMb)),
+      servicePeakRssMb: svc.length ? median(svc) : null,
+      wallMs: median(rs.map((r) => r.wallMs)),
+    };
+  });
+  const bare = rows[0]!;
+  console.log(`bench:pi — ${STEPS} steps, ${REPS} reps, fake provider 50 ms, baseline ${BASELINE ?? "none"}`);
+  console.log(
+    "variant  first-request  pi-CPU-to-first  step-median  step-p95  pi-CPU/step  pi-peak-RSS  service-peak-RSS  wall",
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.variant.padEnd(9)} ${String(r.firstRequestMs).padStart(8)} ms  ${String(r.piCpuToFirstRequestMs).padStart(8)} ms  ${String(r1(r.stepMedianMs)).padStart(8)} ms  ${String(r.stepP95Ms).padStart(5)} ms  ${String(r1(r.piCpuPerStepMs)).padStart(7)} ms  ${String(r1(r.piPeakRssMb)).padStart(7)} MB  ${r.servicePeakRssMb === null ? "      -" : `${String(r1(r.servicePeakRssMb)).padStart(9)} MB`}  ${r.wallMs} ms`,
+    );
+  }
+  for (const r of rows.slice(1)) {
+    console.log(
+      `${r.variant} vs bare: first request ${r.firstRequestMs - bare.firstRequestMs >= 0 ? "+" : ""}${r.firstRequestMs - bare.firstRequestMs} ms (target <= +300), pi CPU to it ${r1(r.piCpuToFirstRequestMs - bare.piCpuToFirstRequestMs)} ms, median step ${r1(r.stepMedianMs - bare.stepMedianMs)} ms (target <= +2), pi CPU per step ${r1(r.piCpuPerStepMs - bare.piCpuPerStepMs)} ms, pi peak RSS +${r1(r.piPeakRssMb - bare.piPeakRssMb)} MB (target <= +60)`,
+    );
+  }
+  const replays: { repo: string; wallMs: number; cpuMs: number }[] = [];
+  if (process.env.BENCH_PI_REPLAY !== "0") {
+    // The baseline checkout's replay alternates with this one's; CPU is the child's user + system time.
+    const repos = BASELINE ? [REPO, join(BASELINE, "../..")] : [REPO];
+    for (let rep = 0; rep < Math.max(1, Math.min(REPS, 2)); rep++)
+      for (const repo of repos) {
+        const cpu0 = childrenCpuMs();
+        const t0 = Date.now();
+        const r = spawnSync(
+          process.execPath,
+          [
+            "--import",
+            "tsx",
+            join(repo, "apps/cli/src/main.ts"),
+            "replay",
+            join(repo, "examples/sample-session.jsonl"),
+          ],
+          { cwd: repo, encoding: "utf8" },
+        );
+        const wallMs = Date.now() - t0;
+        if (r.status !== 0) throw new Error(`replay in ${repo} failed: ${r.stderr}`);
+        replays.push({ repo, wallMs, cpuMs: childrenCpuMs() - cpu0 });
+        console.log(
+          `condense replay examples/sample-session.jsonl (${repo === REPO ? "this checkout" : "baseline"}): ${wallMs} ms wall, ${Math.round(childrenCpuMs() - cpu0)} ms CPU (target < 3000 wall)`,
+        );
+      }
+  }
+  const replayMs = replays.find((r) => r.repo === REPO)?.wallMs ?? null;
+  console.log(
+    JSON.stringify({
+      steps: STEPS,
+      reps: REPS,
+      rows,
+      replayMs,
+      replays,
+      runs: results.map(({ steps, ...rest }) => ({
+        ...rest,
+        stepMedianMs: median(steps),
+        stepMaxMs: Math.max(...steps),
+        stepsMs: process.env.BENCH_PI_VERBOSE ? steps : undefined,
+      })),
+    }),
+  );
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+}
+
+await main();

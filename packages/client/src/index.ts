@@ -32,6 +32,7 @@ export {
   type LocalServiceHost,
   type LocalServiceOptions,
 } from "./local-service.ts";
+export { ownerIsAlive, processStartTime, readOwnerLock, type LockOwner } from "./owner-lock.ts";
 export { defaultDataDir, localServicePaths, type LocalServicePaths } from "./local-service-paths.ts";
 export { socketFetch, isNoListener } from "./socket-fetch.ts";
 export {

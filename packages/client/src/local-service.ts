@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { processEnv } from "@condense/config";
 import type { CondenseHost } from "./client.ts";
 import { localServicePaths, type LocalServicePaths } from "./local-service-paths.ts";
+import { ownerIsAlive, readOwnerLock } from "./owner-lock.ts";
 import { isNoListener, socketFetch } from "./socket-fetch.ts";
 import type { FetchLike } from "./transport.ts";
 
@@ -188,22 +189,10 @@ function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promis
   });
 }
 
-/** Whether the data directory's owner lock names a process that is still running. */
+/** Whether the data directory's owner lock names a process that is still running (the pid not reused). */
 function liveOwner(lockFile: string): boolean {
-  let pid: unknown;
-  try {
-    pid = (JSON.parse(readFileSync(lockFile, "utf8")) as { pid?: unknown }).pid;
-  } catch {
-    return false;
-  }
-  if (typeof pid !== "number" || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, owned by someone else (not ours to start over).
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
+  const owner = readOwnerLock(lockFile);
+  return owner !== null && ownerIsAlive(owner);
 }
 
 function logTail(file: string): string {

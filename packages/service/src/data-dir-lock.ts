@@ -4,7 +4,7 @@
  * numbers handed out twice). So whoever opens a data directory first takes `owner.lock`:
  *   - created atomically (O_EXCL), holding the owner's pid, its process start time and what it serves;
  *   - a lock whose pid is dead, or alive but started at another time (the pid was reused), is stale and
- *     is taken over; a crash (even SIGKILL) therefore never locks a directory for good;
+ *     is taken over (the rule is @condense/client's owner-lock, which the client uses too); a crash (even SIGKILL) therefore never locks a directory for good;
  *   - takeover itself is serialized by an atomic mkdir, so two newcomers never both win.
  * A live owner makes `acquireDataDirLock` throw DataDirOwnedError, which says who owns it and what
  * to run instead.
@@ -13,7 +13,6 @@ import {
   closeSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
   rmdirSync,
   statSync,
@@ -22,17 +21,9 @@ import {
   writeSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
+import { type LockOwner, ownerIsAlive, processStartTime, readOwnerLock } from "@condense/client";
 
-export interface LockOwner {
-  pid: number;
-  /** The process's start time (Linux: clock ticks since boot, from /proc/<pid>/stat), or null. */
-  startTime: string | null;
-  /** What the owner serves: "local service", "condense serve", "replay", "cli". */
-  role: string;
-  /** Where it can be reached (a socket path or URL), when it serves. */
-  endpoint?: string;
-  since: string;
-}
+export type { LockOwner };
 
 export class DataDirOwnedError extends Error {
   constructor(
@@ -59,56 +50,10 @@ export function lockFileOf(dataDir: string): string {
   return join(resolve(dataDir), "owner.lock");
 }
 
-/** The start time of a live process, or null when it is not running (or unknown off Linux). */
-export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22 (starttime); the command name (field 2) may hold spaces, so count after its ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function isAlive(owner: LockOwner): boolean {
-  try {
-    process.kill(owner.pid, 0);
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else, which for a per-user directory still means alive.
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
-  }
-  if (owner.startTime === null) return true;
-  const now = processStartTime(owner.pid);
-  // Unreadable start time: with /proc the process just exited; without /proc (not Linux) trust the pid.
-  if (now === null) return !existsProc();
-  return now === owner.startTime;
-}
-
-function existsProc(): boolean {
-  try {
-    statSync("/proc/self/stat");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The current owner of a data directory, if a live process holds it. */
 export function dataDirOwner(dataDir: string): LockOwner | null {
-  const owner = readOwner(lockFileOf(dataDir));
-  return owner && isAlive(owner) ? owner : null;
-}
-
-function readOwner(file: string): LockOwner | null {
-  try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as LockOwner;
-    return typeof parsed.pid === "number" ? parsed : null;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    // Unreadable or half-written: treat as a dead owner's (a live one writes it in one call).
-    return { pid: -1, startTime: null, role: "unknown", since: "" };
-  }
+  const owner = readOwnerLock(lockFileOf(dataDir));
+  return owner && ownerIsAlive(owner) ? owner : null;
 }
 
 function tryCreate(file: string, owner: LockOwner): boolean {
@@ -141,8 +86,8 @@ export function acquireDataDirLock(dataDir: string, info: { role: string; endpoi
   const takeover = `${file}.takeover`;
   for (let attempt = 0; attempt < 200; attempt++) {
     if (tryCreate(file, owner)) return handle(file, owner);
-    const current = readOwner(file);
-    if (current && isAlive(current)) {
+    const current = readOwnerLock(file);
+    if (current && ownerIsAlive(current)) {
       if (current.pid === process.pid && current.startTime === owner.startTime)
         throw new Error(`this process already owns ${dir}`);
       throw new DataDirOwnedError(dir, current);
@@ -163,8 +108,8 @@ export function acquireDataDirLock(dataDir: string, info: { role: string; endpoi
     }
     try {
       // Re-read under the mutex: another taker may have replaced it with a live owner meanwhile.
-      const again = readOwner(file);
-      if (again && isAlive(again)) throw new DataDirOwnedError(dir, again);
+      const again = readOwnerLock(file);
+      if (again && ownerIsAlive(again)) throw new DataDirOwnedError(dir, again);
       try {
         unlinkSync(file);
       } catch (err) {
@@ -197,7 +142,7 @@ function handle(file: string, owner: LockOwner): DataDirLock {
       if (released) return;
       released = true;
       // Only our own lock: after a takeover (we were presumed dead) it belongs to someone else.
-      const current = readOwner(file);
+      const current = readOwnerLock(file);
       if (current && current.pid === owner.pid && current.startTime === owner.startTime) {
         try {
           unlinkSync(file);

@@ -13,7 +13,6 @@ export {
   acquireDataDirLock,
   dataDirOwner,
   lockFileOf,
-  processStartTime,
   DataDirOwnedError,
   type DataDirLock,
   type LockOwner,

@@ -8,13 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  acquireDataDirLock,
-  dataDirOwner,
-  DataDirOwnedError,
-  lockFileOf,
-  processStartTime,
-} from "../src/data-dir-lock.ts";
+import { acquireDataDirLock, dataDirOwner, DataDirOwnedError, lockFileOf } from "../src/data-dir-lock.ts";
+import { processStartTime } from "@condense/client";
 
 const LOCK_MODULE = join(import.meta.dirname, "../src/data-dir-lock.ts");
 const dirs: string[] = [];

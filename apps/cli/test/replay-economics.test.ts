@@ -22,8 +22,8 @@ describe("replay economics", () => {
     timeout: 300_000,
   }, async () => {
     const session = loadSession(sample);
-    const normal = await replaySession(session, { price });
-    const shadow = await replaySession(session, { price, settings: { shadowMode: true } });
+    const normal = await replaySession(session, { price, replayOracle: false });
+    const shadow = await replaySession(session, { price, settings: { shadowMode: true }, replayOracle: false });
     expect(shadow.shadow.on).toBe(true);
     expect(shadow.shadow.mismatchedCalls).toEqual([]);
     // What was sent costs what the raw baseline's input costs (output is billed the same in both).
@@ -43,22 +43,42 @@ describe("replay economics", () => {
     // The oracle's turn model reproduces the no-compaction bill exactly, and never loses to the policy.
     expect(r.oracle.noneUsd).toBeCloseTo(r.cost.raw.costUsd, 6);
     expect(r.oracle.oracleUsd).toBeLessThanOrEqual(r.oracle.policyUsd + 1e-9);
-    expect(r.oracle.share).toBeLessThanOrEqual(1 + 1e-9);
+    expect(r.oracle.modelShare).toBeLessThanOrEqual(1 + 1e-9);
+    // The share compares two replayed bills: the oracle's schedule, replayed, is what a forced replay of it costs.
+    const o = r.oracle.replayed!;
+    expect(o.flushes).toBe(r.oracle.oracleFlushes.length);
+    const forced = await replaySession(loadSession(sample), {
+      price,
+      flushSchedule: r.oracle.oracleFlushes.map((c) => c - 1),
+    });
+    expect(forced.flushAtCalls).toEqual(r.oracle.oracleFlushes);
+    expect(forced.oracle.replayed).toBeNull();
+    expect(forced.cost.vsNoCompaction.savedUsd).toBeCloseTo(o.savedUsd, 9);
+    expect(r.oracle.share).toBeCloseTo(r.cost.vsNoCompaction.savedUsd / o.savedUsd, 9);
     const text = renderTextReport(r);
     expect(text.split("\n")[2]).toMatch(/^cost saved vs no compaction/);
     expect(text).toMatch(/cost saved vs as recorded \(no host compaction/);
-    expect(text).toMatch(/policy vs the best flush schedule/);
+    expect(text).toMatch(/policy vs the best flush schedule \(oracle, same summaries and cost model\), both replayed/);
     const html = renderHtmlReport(r);
     expect(html).toContain("cumulative cost (USD)");
     expect(html).toContain("cache-write tokens per call");
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
   });
 
+  it("a forced schedule flushes after exactly those turns and nowhere else", { timeout: 300_000 }, async () => {
+    const r = await replaySession(loadSession(sample), { price, flushSchedule: [3, 10], replayOracle: false });
+    expect(r.flushAtCalls).toEqual([4, 11]);
+    expect(r.flushes.requested).toBe(2);
+    const none = await replaySession(loadSession(sample), { price, flushSchedule: [], replayOracle: false });
+    expect(none.flushes.requested).toBe(0);
+    expect(none.cost.condensed.costUsd).toBeCloseTo(none.cost.raw.costUsd, 9);
+  });
+
   it.skipIf(!existsSync(compacted))(
     "a session the host compacted: the recorded baseline applies its compaction and costs less than no compaction",
     { timeout: 600_000 },
     async () => {
-      const r = await replaySession(loadSession(compacted), { price });
+      const r = await replaySession(loadSession(compacted), { price, replayOracle: false });
       expect(r.cost.hostCompactions).toBeGreaterThan(0);
       expect(r.cost.recorded.costUsd).toBeLessThan(r.cost.raw.costUsd);
       // Condense is billed on top of the host's compacted context for that comparison: never more than on the full history.

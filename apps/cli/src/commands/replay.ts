@@ -39,6 +39,8 @@ Options:
                               (default: flush when the agent ends its reply)
   --data-dir <dir>            keep the embedded service's data here instead of a temp dir
   --flush-timeout-ms <ms>     longest wait for one flush (default 120000)
+  --skip-oracle-replay        do not replay the oracle's best schedule (about half the time); the
+                              policy's share of it is then the turn model's, not two replayed bills
   -h, --help                  this help
 
 Exit codes: 0 ok · 1 replay failed or an invariant was violated · 2 bad command line · 3 unusable input
@@ -56,6 +58,7 @@ interface Flags {
   "data-dir"?: string;
   "flush-timeout-ms"?: string;
   settings?: string;
+  "skip-oracle-replay"?: boolean;
 }
 
 export async function replayCommand(argv: string[], io: CliIo): Promise<number> {
@@ -75,6 +78,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
     "data-dir": { type: "string" },
     "flush-timeout-ms": { type: "string" },
     settings: { type: "string" },
+    "skip-oracle-replay": { type: "boolean" },
   });
   if (help) {
     io.out(REPLAY_HELP);
@@ -111,6 +115,7 @@ export async function replayCommand(argv: string[], io: CliIo): Promise<number> 
       price,
       summarizerEnv,
       flushTimeoutMs,
+      ...(f["skip-oracle-replay"] ? { replayOracle: false } : {}),
       ...(settings !== undefined ? { settings } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(f["data-dir"] ? { dataDir: resolve(f["data-dir"]) } : {}),

@@ -21,6 +21,7 @@ import {
   optimalSchedule,
   scheduleCost,
   tokensOfChars,
+  toolCallsOf,
   type AgentMessage,
 } from "@condense/core";
 import { openMigratedMemoryPglite } from "@condense/db";
@@ -46,6 +47,18 @@ export interface ReplayOptions {
   /** Longest wait for one flush to be committed. */
   flushTimeoutMs?: number;
   onProgress?: (p: ReplayProgress) => void;
+  /**
+   * Replay the oracle's best schedule through the same pipeline and meter (a second replay), so that
+   * the policy's share of it compares two replayed bills; default true. Off: the share stays in the
+   * oracle's turn model only.
+   */
+  replayOracle?: boolean;
+  /**
+   * Flush after exactly these turns (0-based request index whose answer ends the turn) instead of by
+   * the trigger policy: the automatic triggers are off and each flush is asked for as the policy's
+   * would be (landing a request later inside the agent's loop, before the next prompt after a reply).
+   */
+  flushSchedule?: readonly number[];
 }
 
 export interface ReplayProgress {
@@ -82,7 +95,18 @@ export interface OracleReport {
   noneUsd: number;
   policyUsd: number;
   oracleUsd: number;
-  /** Policy's saving over the oracle's, both against no flush (1 = as good as the best schedule). */
+  /** In the turn model: the policy's saving over the oracle's, both against no flush. */
+  modelShare: number;
+  /**
+   * The oracle's schedule replayed through the same pipeline and meter as the policy (null when not
+   * replayed): its bill (summarizer included) and its saving against no compaction.
+   */
+  replayed: { costUsd: number; savedUsd: number; savedPct: number; flushes: number } | null;
+  /**
+   * The policy's saving as a share of the oracle schedule's, both as replayed (the turn model's
+   * share when the oracle was not replayed). Above 1 where the replay rewards the policy's schedule
+   * more than the model-optimal one.
+   */
   share: number;
   policyFlushes: number[];
   oracleFlushes: number[];
@@ -151,6 +175,15 @@ async function statusOf(c: CondenseClient): Promise<Record<string, unknown>> {
   }
 }
 
+/**
+ * The policy's replayed saving over the oracle schedule's replayed saving. Where the oracle's schedule
+ * saves nothing (or loses) as replayed, a policy that loses nothing has reached it (1).
+ */
+function replayedShare(policySavedUsd: number, oracleSavedUsd: number): number {
+  if (oracleSavedUsd > 1e-12) return policySavedUsd / oracleSavedUsd;
+  return policySavedUsd >= -1e-12 ? 1 : 0;
+}
+
 const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : 0);
 
 export async function replaySession(session: LoadedSession, options: ReplayOptions): Promise<ReplayResult> {
@@ -180,10 +213,20 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
   });
   let client: CondenseClient | undefined;
   try {
+    const forced = options.flushSchedule ? new Set(options.flushSchedule) : null;
+    // A forced schedule turns the automatic triggers off (no reply trigger, no roi gate, no budget).
+    const settings = forced
+      ? {
+          ...((options.settings ?? {}) as Record<string, unknown>),
+          pruneOn: "on-demand",
+          autoBudgetThreshold: null,
+          budgetTurnDelta: null,
+        }
+      : options.settings;
     client = createCondenseClient({
       sessionId,
       host,
-      ...(options.settings !== undefined ? { settings: options.settings } : {}),
+      ...(settings !== undefined ? { settings } : {}),
       // The replay pulls state itself after each flush; no background stream or polling.
       sse: false,
       pollMs: 3_600_000,
@@ -359,13 +402,19 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
         usage: usage(),
         branch: () => branch,
       });
-      if (atMessageEnd.flush || atTurnEnd.flush) {
+      let replyFlush = atMessageEnd.flush;
+      let loopFlush = atTurnEnd.flush;
+      if (forced?.has(calls.length - 1) && client.flushNow(branch).flush) {
+        if (toolCallsOf(m).length > 0) loopFlush = true;
+        else replyFlush = true;
+      }
+      if (replyFlush || loopFlush) {
         flushAtCalls.push(calls.length);
         policyTurns.push(calls.length - 1);
       }
       // A reply's flush lands while the user reads it, before the next prompt.
-      if (atMessageEnd.flush) await awaitFlush(client);
-      else if (atTurnEnd.flush) landing = true;
+      if (replyFlush) await awaitFlush(client);
+      else if (loopFlush) landing = true;
       i = j;
     }
     // The request the agent would make next carries the last turn's results too.
@@ -403,16 +452,33 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     const byPolicy = scheduleCost(schedule, options.price, policyTurns);
     const best = optimalSchedule(schedule, options.price);
     const bestSaving = none.costUsd - best.costUsd;
+    const modelShare =
+      bestSaving > 1e-12
+        ? (none.costUsd - byPolicy.costUsd) / bestSaving
+        : byPolicy.costUsd <= none.costUsd + 1e-12
+          ? 1
+          : 0;
+    const summarizerUsd = client.state.stats.totalCost;
+    const policyUsd = condensedMeter.tally.costUsd + summarizerUsd;
+    let replayed: OracleReport["replayed"] = null;
+    if (options.replayOracle !== false && !forced) {
+      // The same schedule the model found best, billed by the same replay as the policy's.
+      const { dataDir: _own, onProgress: _quiet, ...same } = options;
+      const o = await replaySession(session, { ...same, replayOracle: false, flushSchedule: best.flushes });
+      replayed = {
+        costUsd: o.cost.condensed.costUsd + o.cost.summarizerUsd,
+        savedUsd: o.cost.vsNoCompaction.savedUsd,
+        savedPct: o.cost.vsNoCompaction.savedPct,
+        flushes: o.flushes.requested,
+      };
+    }
     const oracle: OracleReport = {
       noneUsd: none.costUsd,
       policyUsd: byPolicy.costUsd,
       oracleUsd: best.costUsd,
-      share:
-        bestSaving > 1e-12
-          ? (none.costUsd - byPolicy.costUsd) / bestSaving
-          : byPolicy.costUsd <= none.costUsd + 1e-12
-            ? 1
-            : 0,
+      modelShare,
+      replayed,
+      share: replayed ? replayedShare(rawMeter.tally.costUsd - policyUsd, replayed.savedUsd) : modelShare,
       policyFlushes: byPolicy.flushes.map((t) => t + 1),
       oracleFlushes: best.flushes.map((t) => t + 1),
     };
@@ -423,8 +489,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     const condensedTotal = calls.reduce((n, s) => n + s.condensedTokens, 0);
     const last = calls[calls.length - 1];
     const captures = (status.captures ?? {}) as Record<string, number>;
-    const summarizerUsd = summarizerStats.totalCost;
-    const condensedUsd = condensedMeter.tally.costUsd + summarizerUsd;
+    const condensedUsd = policyUsd;
     const saving = (baselineUsd: number, withCondenseUsd = condensedUsd): Saving => ({
       baselineUsd,
       savedUsd: baselineUsd - withCondenseUsd,

@@ -26,7 +26,9 @@ export function headline(r: ReplayResult): string[] {
   const out = [
     `cost saved vs no compaction (the full history every request): ${sv(c.vsNoCompaction)}`,
     `cost saved vs as recorded (${c.hostCompactions === 0 ? "no host compaction, so the same as no compaction" : `the host's ${c.hostCompactions} compaction(s) applied where they happened, Condense on top of them`}): ${sv(c.vsRecorded)}`,
-    `policy vs the best flush schedule (oracle, same summaries and cost model): ${Math.round(o.share * 1000) / 10}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
+    o.replayed
+      ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: ${Math.round(o.share * 1000) / 10}% of its saving (${o.replayed.savedPct}% saved by the oracle's ${o.oracleFlushes.length} flushes, ${r.oracle.policyFlushes.length} by the policy; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
+      : `policy vs the best flush schedule (oracle, same summaries and cost model), in the turn model: ${Math.round(o.share * 1000) / 10}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
   ];
   for (const [name, x] of [
     ["no compaction", c.vsNoCompaction],
@@ -157,6 +159,10 @@ export function renderTextReport(r: ReplayResult): string {
       ],
     ),
   );
+  if (o.replayed)
+    lines.push(
+      `The oracle's schedule replayed like the policy: ${usd(o.replayed.costUsd)} (${o.replayed.savedPct}% saved vs no compaction); the policy's share of it: ${Math.round(o.share * 1000) / 10}%`,
+    );
   lines.push("");
   if (r.invariantViolations.length === 0 && r.renderFailures.length === 0)
     lines.push("checks: tool pairing held in every rendered request; no render failed open");

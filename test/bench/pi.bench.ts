@@ -18,21 +18,20 @@
  * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
  * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { dataDirOwner } from "@condense/service";
 import { startFakeLlm, type FakeLlm, type Scenario } from "@condense/test-support/fake-llm";
 import { stopLocalService } from "../e2e/local-service-support.ts";
-import { EXTENSION_DIR, PI_BIN, preparePiHome, REPO, type PiHome } from "../e2e/pi-runner.ts";
+import { EXTENSION_DIR, preparePiHome, REPO, spawnPi, type PiHome } from "../e2e/pi-runner.ts";
 import { FAKE_CONTEXT_WINDOW, SCENARIO_SETTINGS } from "../e2e/scenario.ts";
 
 const STEPS = Number(process.env.BENCH_PI_STEPS) || 40;
 const REPS = Number(process.env.BENCH_PI_REPS) || 3;
 const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
 const PROF = process.env.BENCH_PI_PROF;
-const PI_CLI = join(EXTENSION_DIR, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
 
 const bench: Scenario = (step) =>
   step < STEPS
@@ -96,40 +95,13 @@ function vmHwmMb(pid: number): number | null {
 async function runOnce(llm: FakeLlm, home: PiHome, variant: string, ext: string | null): Promise<RunResult> {
   const withCondense = ext !== null;
   const from = llm.requests.length;
-  const args = [
-    "--mode",
-    "json",
-    "--model",
-    "fake/fake-model",
-    "--thinking",
-    "off",
-    "--no-extensions",
-    "--no-skills",
-    "--no-prompt-templates",
-    "--no-context-files",
-    "--no-themes",
-    ...(ext ? ["-e", ext] : []),
-    "--session-dir",
-    home.sessionDir,
-    "SCENARIO B: run the steps",
-  ];
   const started = Date.now();
-  // --cpu-prof is refused in NODE_OPTIONS, so a profiled pi runs its entry under node directly.
-  const child = spawn(
-    PROF ? process.execPath : PI_BIN,
-    PROF ? ["--cpu-prof", `--cpu-prof-dir=${PROF}`, PI_CLI, ...args] : args,
-    {
-      cwd: home.workDir,
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: home.root,
-        PI_CODING_AGENT_DIR: home.agentDir,
-        PI_OFFLINE: "1",
-        CONDENSE_QUIET: "1",
-      },
-      stdio: ["ignore", "ignore", "pipe"],
-    },
-  );
+  const child = spawnPi(home, {
+    args: ["SCENARIO B: run the steps"],
+    extension: ext,
+    ...(PROF ? { cpuProfDir: PROF } : {}),
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => {
     stderr += d.toString();

@@ -28,20 +28,14 @@ import {
   toolResultKeys,
   type ServiceRows,
 } from "./branch-checks.ts";
-import {
-  startFakeLlm,
-  type FakeLlm,
-  type RecordedRequest,
-  type Scenario,
-  type ScriptedReply,
-} from "@condense/test-support/fake-llm";
-import { preparePiHome, runPi, REPO, type PiHome } from "./pi-runner.ts";
+import { startFakeLlm, type FakeLlm, type RecordedRequest, type Scenario } from "@condense/test-support/fake-llm";
+import { drivenPi, scenarioPrompt, seqScenarios, settle } from "./driven-pi.ts";
+import { preparePiHome, sessionFilesIn, type PiHome } from "./pi-runner.ts";
 import { pairingProblems } from "./request-checks.ts";
 import { embeddedPgliteDir } from "./scenario-run.ts";
 import { readdirSync } from "node:fs";
 
-const DRIVER = join(REPO, "test/e2e/tree-driver.extension.ts");
-const WAIT = "/e2e-settle 4000";
+const WAIT = settle(4000);
 
 /** Each scenario's commands print numbers from its own thousand: the command names its branch. */
 const BASES: Record<string, number> = {
@@ -54,17 +48,7 @@ const BASES: Record<string, number> = {
   BG: 70_000,
   BH: 80_000,
 };
-const scenarioOfCommand = (command: string): string | null => {
-  const n = Number(/seq (\d+)/.exec(command)?.[1]);
-  return Object.entries(BASES).find(([, base]) => n >= base && n < base + 10_000)?.[0] ?? null;
-};
-const tools =
-  (name: string, turns: number): Scenario =>
-  (step) => {
-    if (step >= turns) return { text: `${name} done.` };
-    const from = BASES[name]! + step * 400;
-    return { calls: [{ name: "bash", args: { command: `seq ${from} ${from + 300}` } }] } satisfies ScriptedReply;
-  };
+const { tools, scenarioOfCommand } = seqScenarios(BASES, { span: 10_000, stride: 400, width: 300 });
 const SCENARIOS: Record<string, Scenario> = Object.fromEntries(
   Object.keys(BASES).map((k) => [k, tools(k, k === "BD" || k === "BF" || k === "BH" ? 1 : 3)]),
 );
@@ -81,19 +65,7 @@ const BRANCH_OF: Record<string, string[]> = {
   BH: ["BA", "BB", "BG", "BH"],
 };
 
-const prompt = (name: string) => `SCENARIO ${name}: run the commands`;
-
-function sessionFiles(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else if (e.name.endsWith(".jsonl")) out.push(join(d, e.name));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
+const prompt = scenarioPrompt;
 
 describe("real pi + Condense across /tree navigation and a fork", () => {
   let llm: FakeLlm;
@@ -110,20 +82,7 @@ describe("real pi + Condense across /tree navigation and a fork", () => {
       { enabled: true, chainCompression: { enabled: true, rollingWindow: 1 } },
       128_000,
     );
-    const env = {
-      CONDENSE_SUMMARIZER_CONFIG: JSON.stringify({
-        summarizerModel: "fake/fake-model",
-        retries: 0,
-        customModels: [
-          { provider: "fake", id: "fake-model", api: "openai-completions", baseUrl: llm.baseUrl, apiKey: "fake-key" },
-        ],
-      }),
-    };
-    const drive = async (prompts: string[], extra: string[] = []) => {
-      const r = await runPi(home, prompts, env, ["-e", DRIVER, ...extra]);
-      if (r.code !== 0) throw new Error(`pi exited ${r.code}\n${r.stderr.slice(-4000)}`);
-      return r;
-    };
+    const drive = drivenPi(home, llm);
     await drive([
       prompt("BA"),
       prompt("BB"),
@@ -134,9 +93,9 @@ describe("real pi + Condense across /tree navigation and a fork", () => {
       prompt("BD"),
       WAIT,
     ]);
-    original = sessionFiles(home.sessionDir)[0]!;
+    original = sessionFilesIn(home.sessionDir)[0]!;
     await drive([prompt("BE"), WAIT, prompt("BF"), WAIT], ["--fork", original]);
-    fork = sessionFiles(home.sessionDir).find((f) => f !== original)!;
+    fork = sessionFilesIn(home.sessionDir).find((f) => f !== original)!;
     await drive([`/e2e-tree leaf ${prompt("BB")}`, prompt("BG"), WAIT, prompt("BH"), WAIT], ["--session", original]);
     service = await readService(embeddedPgliteDir(home));
   }, 420_000);
@@ -159,7 +118,7 @@ describe("real pi + Condense across /tree navigation and a fork", () => {
         .map(String)
         .filter((f) => !f.endsWith(".jsonl") || f.includes("spool")),
     ).toEqual([]);
-    expect(sessionFiles(home.sessionDir)).toHaveLength(2);
+    expect(sessionFilesIn(home.sessionDir)).toHaveLength(2);
   });
 
   it("every request has valid tool pairing", () => {

@@ -13,7 +13,7 @@
  * were never captured); coverage by occurrence keeps them. Also: no capture stranded, no summary delivered
  * again after a compaction or for calls compacted away, and the pre-compaction ref still recovers.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,24 +26,14 @@ import {
   type ServiceRows,
 } from "./branch-checks.ts";
 import { startFakeLlm, textOf, type ChatBody, type FakeLlm, type Scenario } from "@condense/test-support/fake-llm";
-import { preparePiHome, runPi, REPO, type PiHome } from "./pi-runner.ts";
+import { drivenPi, scenarioPrompt, seqScenarios, settle } from "./driven-pi.ts";
+import { preparePiHome, sessionFileIn, type PiHome } from "./pi-runner.ts";
 import { pairingProblems } from "./request-checks.ts";
 import { embeddedPgliteDir } from "./scenario-run.ts";
 
-const DRIVER = join(REPO, "test/e2e/tree-driver.extension.ts");
-const WAIT = "/e2e-settle 5000";
+const WAIT = settle(5000);
 const BASES: Record<string, number> = { CA: 100_000, CB: 200_000, CC: 300_000 };
-const scenarioOfCommand = (command: string) => {
-  const n = Number(/seq (\d+)/.exec(command)?.[1]);
-  return Object.entries(BASES).find(([, b]) => n >= b && n < b + 100_000)?.[0] ?? null;
-};
-const tools =
-  (name: string, turns: number): Scenario =>
-  (step) => {
-    if (step >= turns) return { text: `${name} done.` };
-    const from = BASES[name]! + step * 1000;
-    return { calls: [{ name: "bash", args: { command: `seq ${from} ${from + 400}` } }] };
-  };
+const { tools, scenarioOfCommand } = seqScenarios(BASES, { span: 100_000, stride: 1000, width: 400 });
 const queried = (body: ChatBody) =>
   body.messages.some((m) => m.tool_calls?.some((c) => c.function.name === "context_tree_query"));
 const SCENARIOS: Record<string, Scenario> = {
@@ -53,7 +43,7 @@ const SCENARIOS: Record<string, Scenario> = {
   CD: (_step, body) =>
     queried(body) ? { text: "CD done." } : { calls: [{ name: "context_tree_query", args: { toolCallIds: ["t1"] } }] },
 };
-const prompt = (name: string) => `SCENARIO ${name}: run the commands`;
+const prompt = scenarioPrompt;
 
 describe("real pi + Condense with pi's compaction (manual and automatic) and a restart", () => {
   let llm: FakeLlm;
@@ -67,25 +57,9 @@ describe("real pi + Condense with pi's compaction (manual and automatic) and a r
     home = preparePiHome(mkdtempSync(join(tmpdir(), "condense-compaction-")), llm.baseUrl, { enabled: true }, 6_000, {
       compaction: { enabled: true, reserveTokens: 2_500, keepRecentTokens: 1_000 },
     });
-    const env = {
-      CONDENSE_SUMMARIZER_CONFIG: JSON.stringify({
-        summarizerModel: "fake/fake-model",
-        retries: 0,
-        customModels: [
-          { provider: "fake", id: "fake-model", api: "openai-completions", baseUrl: llm.baseUrl, apiKey: "fake-key" },
-        ],
-      }),
-    };
-    const drive = async (prompts: string[], extra: string[] = []) => {
-      const r = await runPi(home, prompts, env, ["-e", DRIVER, ...extra]);
-      if (r.code !== 0) throw new Error(`pi exited ${r.code}\n${r.stderr.slice(-4000)}`);
-      return r;
-    };
+    const drive = drivenPi(home, llm);
     await drive([prompt("CA"), WAIT, "/e2e-compact", prompt("CB"), WAIT]);
-    file = readdirSync(home.sessionDir, { recursive: true })
-      .map(String)
-      .filter((f) => f.endsWith(".jsonl"))
-      .map((f) => join(home.sessionDir, f))[0]!;
+    file = sessionFileIn(home.sessionDir);
     await drive([prompt("CC"), WAIT, prompt("CD"), WAIT], ["--session", file]);
     service = await readService(embeddedPgliteDir(home));
   }, 420_000);

@@ -11,7 +11,6 @@
  * stubbed with pi-condense's refs or inside its chain, nothing imported is summarized again, no
  * summary is delivered twice, the next ref is t3, and the settings carried over.
  */
-import { spawn } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +24,7 @@ import {
   type RecordedRequest,
   type ScriptedReply,
 } from "@condense/test-support/fake-llm";
-import { EXTENSION_DIR, PI_BIN, preparePiHome, runPi, sessionFileIn, type PiHome } from "./pi-runner.ts";
+import { preparePiHome, runPi, sessionFileIn, startRpcPi, type PiHome } from "./pi-runner.ts";
 import { stopLocalService, waitFor } from "./local-service-support.ts";
 import { warmLocalService } from "./local-service-warm.ts";
 import { embeddedPgliteDir, localDataDir } from "./scenario-run.ts";
@@ -174,92 +173,6 @@ function appendPiCondenseState(file: string): { keys: string[] } {
   return { keys };
 }
 
-/**
- * pi in RPC mode on a session file (JSONL on stdin/stdout). The extension's start never waits on the
- * service (import and first sync run in the background), so a print-mode run's first request races
- * them; in RPC mode the test sends the first prompt once Condense has taken the session over (the
- * import notice, then the footer refresh that follows the first sync). Notices arrive as
- * extension_ui_request events and are collected as text.
- */
-function startRpcPi(home: PiHome, sessionFile: string) {
-  const child = spawn(
-    PI_BIN,
-    [
-      "--mode",
-      "rpc",
-      "--model",
-      "fake/fake-model",
-      "--thinking",
-      "off",
-      "--no-extensions",
-      "--no-skills",
-      "--no-prompt-templates",
-      "--no-context-files",
-      "--no-themes",
-      "-e",
-      EXTENSION_DIR,
-      "--session-dir",
-      home.sessionDir,
-      "--session",
-      sessionFile,
-    ],
-    {
-      cwd: home.workDir,
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: home.root,
-        PI_CODING_AGENT_DIR: home.agentDir,
-        PI_OFFLINE: "1",
-        CONDENSE_QUIET: "0",
-      },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
-  const events: Record<string, unknown>[] = [];
-  let buffer = "";
-  child.stdout.on("data", (d: Buffer) => {
-    buffer += d.toString();
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      try {
-        events.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        /* not an event */
-      }
-    }
-  });
-  let stderr = "";
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  let code: number | null = null;
-  const exited = new Promise<void>((r) =>
-    child.on("close", (c) => {
-      code = c;
-      r();
-    }),
-  );
-  const ui = (method: string) => events.filter((e) => e.type === "extension_ui_request" && e.method === method);
-  return {
-    events,
-    stderr: () => stderr,
-    code: () => code,
-    notices: () =>
-      ui("notify")
-        .map((e) => String(e.message ?? ""))
-        .join("\n"),
-    send: (cmd: Record<string, unknown>) => child.stdin.write(`${JSON.stringify(cmd)}\n`),
-    async close() {
-      child.stdin.end();
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      child.kill("SIGKILL");
-      await exited;
-    },
-  };
-}
-
 describe("real pi + Condense continue a session pi-condense condensed", () => {
   let llm: FakeLlm;
   let home: PiHome;
@@ -312,7 +225,10 @@ describe("real pi + Condense continue a session pi-condense condensed", () => {
       ),
     );
     llm.requests.length = 0;
-    const pi = startRpcPi(home, file);
+    // In RPC mode the first prompt goes out once Condense has taken the session over (the import
+    // notice, then the footer refresh after the first sync): a headless run's first request would race
+    // the extension's start, which never waits on the service.
+    const pi = startRpcPi(home, { args: ["--session", file], env: { CONDENSE_QUIET: "0" } });
     try {
       const ends = () => pi.events.filter((e) => e.type === "agent_end").length;
       const imported = () => pi.notices().includes("continuing pi-condense's work");

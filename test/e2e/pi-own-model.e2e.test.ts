@@ -10,15 +10,15 @@
  * committed summaries are the fake's text, flush_metrics and `/condense status` name the model, and
  * the key is written nowhere on disk.
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "@condense/db";
 import { startFakeLlm, textOf, type ChatBody, type FakeLlm, type ScriptedReply } from "@condense/test-support/fake-llm";
-import { EXTENSION_DIR, PI_BIN, preparePiHome, runPi, type PiHome, type PiRun } from "./pi-runner.ts";
-import { stopLocalService } from "./local-service-support.ts";
+import { preparePiHome, runPi, startRpcPi, type PiHome, type PiRun } from "./pi-runner.ts";
+import { stopLocalService, waitFor } from "./local-service-support.ts";
 import { warmLocalService } from "./local-service-warm.ts";
 import { embeddedPgliteDir, localDataDir } from "./scenario-run.ts";
 
@@ -47,6 +47,46 @@ interface MetricsRow {
   summary_models: { summaryId: string; model: string; bodySource: string }[] | null;
 }
 
+/**
+ * One headless pi run of OWN1 and OWN2 and `/condense status` (CONDENSE_QUIET=0 only so its text
+ * reaches stderr), then the committed summaries and flush_metrics rows from the local service's
+ * database, read once the service pi started (which owns the database until then) has stopped.
+ */
+async function runOwnModel(
+  home: PiHome,
+): Promise<{ run: PiRun; summaries: { id: string; text: string }[]; metrics: MetricsRow[] }> {
+  const run = await runPi(
+    home,
+    ["SCENARIO OWN1: inspect two ranges", "SCENARIO OWN2: keep going", "/condense status"],
+    {
+      CONDENSE_QUIET: "0",
+    },
+  );
+  if (run.code !== 0) throw new Error(`pi exited ${run.code}\n${run.stderr.slice(-4000)}`);
+  await stopLocalService(localDataDir(home));
+  const db = await createDb(`pglite:${embeddedPgliteDir(home)}`);
+  try {
+    const summaries = (
+      await db.pglite!.query<{ id: string; text: string }>("select id, text from summaries order by seq")
+    ).rows;
+    const metrics = (
+      await db.pglite!.query<MetricsRow>(
+        "select model, body_source, summarizer_source, summarizer_notice, summary_models from flush_metrics where processed_batches > 0 order by id",
+      )
+    ).rows;
+    return { run, summaries, metrics };
+  } finally {
+    await db.close();
+  }
+}
+
+/** Stops the local service if a failed run left it up, closes the fake LLM, removes the home. */
+async function cleanUp(llm: FakeLlm | undefined, home: PiHome | undefined): Promise<void> {
+  if (home) await stopLocalService(localDataDir(home)).catch(() => {});
+  await llm?.close();
+  if (home) rmSync(home.root, { recursive: true, force: true });
+}
+
 describe("real pi + Condense with no configuration: pi's own model summarizes", () => {
   let llm: FakeLlm;
   let home: PiHome;
@@ -56,44 +96,18 @@ describe("real pi + Condense with no configuration: pi's own model summarizes", 
 
   beforeAll(async () => {
     llm = await startFakeLlm({ scenarios: SCENARIOS });
-    home = preparePiHome(mkdtempSync(join(tmpdir(), "condense-own-model-")), llm.baseUrl, {}, 128_000);
     // No Condense configuration at all: pi's settings without a `condense` key, and a key of pi's own.
-    writeFileSync(
-      join(home.agentDir, "settings.json"),
-      JSON.stringify({ retry: { enabled: false }, compaction: { enabled: false } }, null, 2),
-    );
+    home = preparePiHome(mkdtempSync(join(tmpdir(), "condense-own-model-")), llm.baseUrl, null, 128_000);
     const models = JSON.parse(readFileSync(join(home.agentDir, "models.json"), "utf8")) as {
       providers: { fake: { apiKey: string } };
     };
     models.providers.fake.apiKey = KEY;
     writeFileSync(join(home.agentDir, "models.json"), JSON.stringify(models, null, 2));
     await warmLocalService(home);
-    // CONDENSE_QUIET=0 only so the headless /condense status text reaches stderr.
-    run = await runPi(home, ["SCENARIO OWN1: inspect two ranges", "SCENARIO OWN2: keep going", "/condense status"], {
-      CONDENSE_QUIET: "0",
-    });
-    if (run.code !== 0) throw new Error(`pi exited ${run.code}\n${run.stderr.slice(-4000)}`);
-    // The service pi started owns the database until it stops.
-    await stopLocalService(localDataDir(home));
-    const db = await createDb(`pglite:${embeddedPgliteDir(home)}`);
-    try {
-      summaries = (await db.pglite!.query<{ id: string; text: string }>("select id, text from summaries order by seq"))
-        .rows;
-      metrics = (
-        await db.pglite!.query<MetricsRow>(
-          "select model, body_source, summarizer_source, summarizer_notice, summary_models from flush_metrics where processed_batches > 0 order by id",
-        )
-      ).rows;
-    } finally {
-      await db.close();
-    }
+    ({ run, summaries, metrics } = await runOwnModel(home));
   }, 300_000);
 
-  afterAll(async () => {
-    if (home) await stopLocalService(localDataDir(home)).catch(() => {});
-    await llm?.close();
-    if (home) rmSync(home.root, { recursive: true, force: true });
-  });
+  afterAll(() => cleanUp(llm, home));
 
   it("the summarizer requests reach pi's provider with the key from models.json", () => {
     const summarizer = llm.requests.filter((r) => r.kind === "summarizer");
@@ -205,29 +219,10 @@ describe.each([
     );
     twoProviders(home, llm.baseUrl, agentKey, otherKey);
     await warmLocalService(home);
-    run = await runPi(home, ["SCENARIO OWN1: inspect two ranges", "SCENARIO OWN2: keep going", "/condense status"], {
-      CONDENSE_QUIET: "0",
-    });
-    if (run.code !== 0) throw new Error(`pi exited ${run.code}\n${run.stderr.slice(-4000)}`);
-    // The service pi started owns the database until it stops.
-    await stopLocalService(localDataDir(home));
-    const db = await createDb(`pglite:${embeddedPgliteDir(home)}`);
-    try {
-      metrics = (
-        await db.pglite!.query<MetricsRow>(
-          "select model, body_source, summarizer_source, summarizer_notice, summary_models from flush_metrics where processed_batches > 0 order by id",
-        )
-      ).rows;
-    } finally {
-      await db.close();
-    }
+    ({ run, metrics } = await runOwnModel(home));
   }, 300_000);
 
-  afterAll(async () => {
-    if (home) await stopLocalService(localDataDir(home)).catch(() => {});
-    await llm?.close();
-    if (home) rmSync(home.root, { recursive: true, force: true });
-  });
+  afterAll(() => cleanUp(llm, home));
 
   it("sends the summarizer requests to the model pi's registry resolved, with that provider's key", () => {
     const summarizer = llm.requests.filter((r) => r.kind === "summarizer");
@@ -255,79 +250,6 @@ describe.each([
   });
 });
 
-/** pi in RPC mode (JSONL on stdin/stdout, LF framing), for commands a print-mode run cannot send. */
-function startRpcPi(home: PiHome) {
-  const child = spawn(
-    PI_BIN,
-    [
-      "--mode",
-      "rpc",
-      "--model",
-      "fake/fake-model",
-      "--thinking",
-      "off",
-      "--no-extensions",
-      "--no-skills",
-      "--no-prompt-templates",
-      "--no-context-files",
-      "--no-themes",
-      "-e",
-      EXTENSION_DIR,
-      "--session-dir",
-      home.sessionDir,
-    ],
-    {
-      cwd: home.workDir,
-      env: {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: home.root,
-        PI_CODING_AGENT_DIR: home.agentDir,
-        PI_OFFLINE: "1",
-        CONDENSE_QUIET: "1",
-      },
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
-  const events: Record<string, unknown>[] = [];
-  let buffer = "";
-  child.stdout.on("data", (d: Buffer) => {
-    buffer += d.toString();
-    let nl: number;
-    while ((nl = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, nl);
-      buffer = buffer.slice(nl + 1);
-      try {
-        events.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        /* not an event */
-      }
-    }
-  });
-  let stderr = "";
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const exited = new Promise<void>((r) => child.on("close", () => r()));
-  return {
-    events,
-    stderr: () => stderr,
-    send: (cmd: Record<string, unknown>) => child.stdin.write(`${JSON.stringify(cmd)}\n`),
-    async close() {
-      child.stdin.end();
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-      child.kill("SIGKILL");
-    },
-  };
-}
-
-async function waitFor(what: string, check: () => boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe("real pi (RPC) + Condense: after model_select the new model summarizes", () => {
   const agentKey = `agent-${Math.random().toString(36).slice(2, 8)}`;
   const otherKey = `other-${Math.random().toString(36).slice(2, 8)}`;
@@ -342,20 +264,12 @@ describe("real pi (RPC) + Condense: after model_select the new model summarizes"
           step === 0 ? { calls: [bash("seq 2000 2300")] } : { text: "OWN3 done." },
       },
     });
-    home = preparePiHome(mkdtempSync(join(tmpdir(), "condense-own-model-rpc-")), llm.baseUrl, {}, 128_000);
-    writeFileSync(
-      join(home.agentDir, "settings.json"),
-      JSON.stringify({ retry: { enabled: false }, compaction: { enabled: false } }, null, 2),
-    );
+    home = preparePiHome(mkdtempSync(join(tmpdir(), "condense-own-model-rpc-")), llm.baseUrl, null, 128_000);
     twoProviders(home, llm.baseUrl, agentKey, otherKey);
     await warmLocalService(home);
   }, 300_000);
 
-  afterAll(async () => {
-    if (home) await stopLocalService(localDataDir(home)).catch(() => {});
-    await llm?.close();
-    if (home) rmSync(home.root, { recursive: true, force: true });
-  });
+  afterAll(() => cleanUp(llm, home));
 
   it("hands off the selected model: summaries before the switch by fake/fake-model, after it by summ/summary-model", async () => {
     const pi = startRpcPi(home);

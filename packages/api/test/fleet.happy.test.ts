@@ -10,7 +10,7 @@ import { loadApiEnv } from "../src/env.ts";
 import { RedisRateLimiter } from "../src/ratelimit/redis-rate-limiter.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
 import { versionChannel } from "../src/sse/version-hub.ts";
-import { batch, call, capturesBody, commitAllPending } from "./support/fixtures.ts";
+import { batch, call, capturesBody, commitAllPending } from "@condense/test-support/flush-plan";
 
 const databaseUrl = inject("databaseUrl");
 const redisUrl = inject("redisUrl");

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadApiEnv } from "../src/env.ts";
 import { createLogger } from "../src/observability/logger.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
-import { batch, call, capturesBody, commitAllPending } from "./support/fixtures.ts";
+import { batch, call, capturesBody, commitAllPending } from "@condense/test-support/flush-plan";
 
 const ADMIN = "server-admin-key-0123456789";
 

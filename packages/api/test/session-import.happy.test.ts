@@ -8,7 +8,7 @@ import { applyDelta, createState } from "@condense/core";
 import { getSession } from "@condense/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, get, post, type Harness, type TestTenant } from "./support/harness.ts";
-import { batch, call, capturesBody } from "./support/fixtures.ts";
+import { batch, call, capturesBody, commitAllPending } from "@condense/test-support/flush-plan";
 
 const record = (id: string, ts: number, ref: string, summaryId: string) => ({
   key: `${id}@${ts}`,
@@ -111,7 +111,6 @@ describe("session import (app.request)", () => {
 
   it("refuses to import over a session's own state, and names a bad field", async () => {
     await h.request("/v1/sessions/own/captures", post(t.headers, capturesBody("c1", [batch(0, [call("a", 1)])])));
-    const { commitAllPending } = await import("./support/fixtures.ts");
     await commitAllPending(h.db.db, { tenantId: t.tenantId, sessionId: "own" });
     const r = await h.json("/v1/sessions/own/imports", post(t.headers, { ...body, importId: "imp-2" }));
     expect(r.status).toBe(409);

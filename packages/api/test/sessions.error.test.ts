@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHarness, get, post, type Harness, type TestTenant } from "./support/harness.ts";
-import { batch, call, capturesBody } from "./support/fixtures.ts";
+import { batch, call, capturesBody } from "@condense/test-support/flush-plan";
 
 const SMALL = { maxRequestBytes: 64 * 1024, maxResultBytes: 8 * 1024 };
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandOffRegistry } from "../../summarizer/src/index.ts";
 import { createLogger } from "../src/observability/logger.ts";
 import { createHarness, post, type Harness, type TestTenant } from "./support/harness.ts";
-import { batch, call, capturesBody } from "./support/fixtures.ts";
+import { batch, call, capturesBody } from "@condense/test-support/flush-plan";
 
 const SECRET = "sk-agent-secret-0123456789";
 const model = (id: string) => ({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_KEY, createHarness, get, post, type Harness, type TestTenant } from "./support/harness.ts";
-import { batch, call, capturesBody, commitAllPending } from "./support/fixtures.ts";
+import { batch, call, capturesBody, commitAllPending } from "@condense/test-support/flush-plan";
 
 describe("tenancy and auth (app.request)", () => {
   let h: Harness;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTenant, insertCaptures, loadPendingCaptures, maxCaptureSeq, getSession } from "../src/index.ts";
-import { batch, call } from "./support/fixtures.ts";
+import { batch, call } from "@condense/test-support/flush-plan";
 import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 describe.each(testDbKinds())("captures (%s)", (kind) => {

@@ -14,7 +14,7 @@ import {
   recordDiagnostics,
   recordRecovery,
 } from "../src/index.ts";
-import { batch, call, summarizeAll } from "./support/fixtures.ts";
+import { batch, call, summarizeAll } from "@condense/test-support/flush-plan";
 import { snapshotRows } from "./support/snapshot.ts";
 import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 

@@ -8,7 +8,7 @@ import {
   insertCaptures,
   FlushRequestConflictError,
 } from "../src/index.ts";
-import { batch, call } from "./support/fixtures.ts";
+import { batch, call } from "@condense/test-support/flush-plan";
 import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 // The API's flush request: one statement that checks the session exists and records the request.

@@ -11,7 +11,7 @@ import {
   runRetention,
   schema,
 } from "../src/index.ts";
-import { batch, call, summarizeAll } from "./support/fixtures.ts";
+import { batch, call, summarizeAll } from "@condense/test-support/flush-plan";
 import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 const rowsOf = (r: unknown) => ((r as { rows?: unknown[] }).rows ?? (r as unknown[])) as Record<string, unknown>[];

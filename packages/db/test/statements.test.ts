@@ -21,7 +21,7 @@ import {
   reserveRefs,
 } from "../src/index.ts";
 import { inTransaction, runStatement, statement } from "../src/statement.ts";
-import { batch, call } from "./support/fixtures.ts";
+import { batch, call } from "@condense/test-support/flush-plan";
 import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 describe("statement(): named parameters to positional ones", () => {

@@ -19,7 +19,7 @@ import {
   revokeApiKey,
   FlushRequestConflictError,
 } from "../src/index.ts";
-import { batch, call, summarizeAll } from "./support/fixtures.ts";
+import { batch, call, summarizeAll } from "@condense/test-support/flush-plan";
 import { createTestDb, testDbKinds, type TestDb } from "@condense/test-support/test-db";
 
 // Two tenants use the SAME session id and the same content; every read must stay inside its tenant.

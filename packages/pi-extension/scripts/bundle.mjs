@@ -53,7 +53,7 @@ const outRoot = prebuilt ? join(pkgDir, ".prebuilt") : pkgDir;
 rmSync(join(outRoot, "dist"), { recursive: true, force: true });
 rmSync(join(outRoot, "migrations"), { recursive: true, force: true });
 if (process.argv.includes("--clean")) process.exit(0);
-// Sources changed after this moment make the prebuilt bundle stale (src/prebuilt.ts checks).
+// Sources changed after this moment make the prebuilt bundle stale (src/entry.ts checks, through @condense/config's prebuilt-freshness).
 const builtAt = Date.now();
 const result = await build({
   entryPoints: { index: join(pkgDir, "src/index.ts"), service: join(repo, "packages/service/src/local-service-main.ts") },

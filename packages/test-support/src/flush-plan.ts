@@ -1,10 +1,25 @@
-/** Small builders for captured batches and flush plans used across the db suites. */
+/**
+ * Captured calls and batches (and the API's request body for them), and the flush a worker would
+ * commit for them: one summary per batch,
+ * one record per call with its minted ref. The db suites commit the plan themselves; the API suites
+ * through `commitAllPending`, which opens the request and loads the pending captures first.
+ */
 import { occKey, type CapturedBatch, type CapturedToolCall, type SummaryEntry } from "@condense/core";
-import type { FlushWrites, MintedRefs, PendingBatch, RecordWrite } from "../../src/index.ts";
+import {
+  commitFlush,
+  createFlushRequest,
+  loadPendingCaptures,
+  type Db,
+  type FlushWrites,
+  type MintedRefs,
+  type PendingBatch,
+  type RecordWrite,
+} from "@condense/db";
 
+/** A bash call; `ts` undefined makes a legacy call without a result timestamp. */
 export function call(
   id: string,
-  ts: number,
+  ts: number | undefined,
   text = `output of ${id}`,
   extra: Partial<CapturedToolCall> = {},
 ): CapturedToolCall {
@@ -14,7 +29,7 @@ export function call(
     args: { cmd: `echo ${id}` },
     resultText: text,
     isError: false,
-    resultTimestamp: ts,
+    ...(ts !== undefined ? { resultTimestamp: ts } : {}),
     ...extra,
   };
 }
@@ -27,11 +42,31 @@ export function batch(
   return { turnIndex, timestamp, assistantText: `turn ${turnIndex}`, toolCalls: calls };
 }
 
-/** Summarize every pending batch: one summary per batch, refs minted per call (what a worker would do). */
+/** The body of `POST /v1/sessions/:id/captures`. */
+export const capturesBody = (captureId: string, batches: CapturedBatch[]) => ({ captureId, batches });
+
+export interface PlanOptions {
+  /** Occurrences committed as dedup aliases of another (no record, capture settled as deduped). */
+  aliases?: { key: string; originalKey: string }[];
+  /** Occurrences whose body is stored aside, keyed by occurrence key, with the preview the record keeps. */
+  stored?: Record<string, { preview: string }>;
+}
+
+/**
+ * The plan for `batches`: the keys to mint refs for, and the writes once they are minted. Summary ids
+ * are `s-<flushTag>-<keys>`, content hashes `hash:<text>`; usage counts 100 input / 10 output tokens
+ * and 0.001 per batch.
+ */
 export function summarizeAll(
-  batches: PendingBatch[],
+  pending: PendingBatch[],
   flushTag: string,
+  opts: PlanOptions = {},
 ): { mint: string[][]; writes: (m: MintedRefs) => FlushWrites } {
+  const aliases = opts.aliases ?? [];
+  const aliased = new Set(aliases.map((a) => a.key));
+  const batches = pending
+    .map((b) => ({ ...b, toolCalls: b.toolCalls.filter((c) => !aliased.has(c.occurrenceKey)) }))
+    .filter((b) => b.toolCalls.length > 0);
   const mint = batches.map((b) => b.toolCalls.map((c) => c.occurrenceKey));
   const writes = (m: MintedRefs): FlushWrites => {
     const records: RecordWrite[] = [];
@@ -53,12 +88,14 @@ export function summarizeAll(
         timestamp: b.timestamp,
       });
       b.toolCalls.forEach((c, j) => {
+        const key = occKey(c.toolCallId, c.resultTimestamp);
+        const stored = opts.stored?.[key];
         records.push({
-          key: occKey(c.toolCallId, c.resultTimestamp),
+          key,
           toolCallId: c.toolCallId,
           toolName: c.toolName,
           args: c.args,
-          resultText: c.resultText,
+          resultText: stored ? "" : c.resultText,
           isError: c.isError,
           turnIndex: b.turnIndex,
           timestamp: b.timestamp,
@@ -66,6 +103,9 @@ export function summarizeAll(
           shortRef: refs[j]!,
           contentHash: `hash:${c.resultText}`,
           summaryId: id,
+          ...(stored
+            ? { stored: { bytes: Buffer.byteLength(c.resultText), preview: stored.preview }, storedBody: c.resultText }
+            : {}),
         });
       });
     });
@@ -74,7 +114,7 @@ export function summarizeAll(
     return {
       records,
       summaries,
-      aliases: [],
+      aliases,
       frontier:
         last && lastCall
           ? {
@@ -95,12 +135,16 @@ export function summarizeAll(
         totalOutputTokens: 10 * batches.length,
         totalCost: 0.001 * batches.length,
       },
-      captures: records.map((r) => ({ key: r.key, status: "summarized" as const })),
+      captures: [
+        ...records.map((r) => ({ key: r.key, status: "summarized" as const })),
+        ...aliases.map((a) => ({ key: a.key, status: "deduped" as const })),
+      ],
       metrics: {
         outcome: "summarized",
-        capturedBatches: batches.length,
+        capturedBatches: pending.length,
         processedBatches: batches.length,
         attemptedCalls: records.length,
+        dedupHits: aliases.length,
         model: "test/model",
         runMs: 12,
         queueWaitMs: 3,
@@ -108,4 +152,23 @@ export function summarizeAll(
     };
   };
   return { mint, writes };
+}
+
+/** Summarize every pending capture of a session the way a worker would; returns the new version. */
+export async function commitAllPending(
+  db: Db,
+  key: { tenantId: string; sessionId: string },
+  opts: PlanOptions = {},
+): Promise<number> {
+  const req = await createFlushRequest(db, { ...key, trigger: "manual" });
+  const plan = summarizeAll(await loadPendingCaptures(db, { ...key, cursor: req.cursor }), req.id, opts);
+  const res = await commitFlush(db, {
+    ...key,
+    flushRequestId: req.id,
+    attempt: 1,
+    mintRefs: plan.mint,
+    writes: plan.writes,
+  });
+  if (res.status !== "committed") throw new Error(`commit answered ${res.status}: ${res.conflicts?.join(",")}`);
+  return res.version;
 }

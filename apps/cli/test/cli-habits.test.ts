@@ -11,31 +11,13 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { runCli } from "../src/main.ts";
-import type { CliIo } from "../src/cli-io.ts";
+import { runCaptured as run } from "./support/captured-cli.ts";
 import { closestWord, editDistance } from "../src/did-you-mean.ts";
 
 const exec = promisify(execFile);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const VERSION = (JSON.parse(readFileSync(join(ROOT, "apps/cli/package.json"), "utf8")) as { version: string }).version;
 const PNPM = ["-y", "pnpm@10.34.9"];
-
-const run = async (args: string[]) => {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    errIsTTY: false,
-    env: {},
-  };
-  const code = await runCli(args, io);
-  return { code, out, err };
-};
 
 describe("edit distance and suggestions", () => {
   it("counts insertions, deletions, substitutions and adjacent swaps as one edit each", () => {

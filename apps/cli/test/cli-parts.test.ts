@@ -9,8 +9,7 @@ import { join } from "node:path";
 import { Counter, Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@condense/core";
-import { runCli } from "../src/main.ts";
-import type { CliIo } from "../src/cli-io.ts";
+import { runCaptured as run } from "./support/captured-cli.ts";
 import { startMetricsServer } from "../src/metrics-server.ts";
 import { CacheCostMeter } from "../src/replay/cache-cost.ts";
 import { withTimestamps } from "../src/replay/load-session.ts";
@@ -228,22 +227,6 @@ describe("worker metrics endpoint", () => {
 
 describe("operator commands on a data directory (through the local service they start)", () => {
   const dir = mkdtempSync(join(tmpdir(), "condense-ops-"));
-  const run = async (args: string[], env: Record<string, string | undefined> = {}) => {
-    let out = "";
-    let err = "";
-    const io: CliIo = {
-      out: (t) => {
-        out += t;
-      },
-      err: (t) => {
-        err += t;
-      },
-      errIsTTY: false,
-      env,
-    };
-    const code = await runCli(args, io);
-    return { code, out, err };
-  };
   const db = ["--data-dir", dir];
   afterAll(async () => {
     await run(["service", "stop", ...db]);

@@ -16,25 +16,8 @@ import {
   type ScratchDatabase,
 } from "@condense/db";
 import { loadApiEnv, startServer, type RunningServer } from "@condense/api";
-import { runCli } from "../src/main.ts";
-import type { CliIo } from "../src/cli-io.ts";
+import { runCaptured as run } from "./support/captured-cli.ts";
 
-const run = async (args: string[], env: Record<string, string | undefined> = {}) => {
-  let out = "";
-  let err = "";
-  const io: CliIo = {
-    out: (t) => {
-      out += t;
-    },
-    err: (t) => {
-      err += t;
-    },
-    errIsTTY: false,
-    env,
-  };
-  const code = await runCli(args, io);
-  return { code, out, err };
-};
 const auditsOf = (stderr: string) =>
   stderr
     .split("\n")

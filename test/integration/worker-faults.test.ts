@@ -12,7 +12,7 @@
  */
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDb, ensureTenant, migrateDb } from "@condense/db";
-import { condenseJobs, createBullmqQueue } from "@condense/queue";
+import { type BullmqJobQueue, condenseJobs, createBullmqQueue } from "@condense/queue";
 import { startFaultLoad, CAPTURES_PER_ROUND_AND_SESSION, type FaultLoad } from "./support/fault-load.ts";
 import {
   captureOutcomes,
@@ -132,14 +132,130 @@ async function expectSettled(url: string, load: FaultLoad) {
   return { outcomes, states, stats };
 }
 
-describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  let load: FaultLoad | undefined;
+type Failures = ReturnType<FaultLoad["failuresSince"]>;
+type Cleanups = (() => Promise<unknown>)[];
+interface Fleet {
+  handle: Awaited<ReturnType<typeof createDb>>;
+  queue: BullmqJobQueue<typeof condenseJobs>;
+  workers: WorkerProc[];
+}
+
+/**
+ * A cleanup list run in reverse after the suite, after `first` (the load's abort); a failing step is
+ * reported, not thrown.
+ */
+function suiteCleanups(label: string, first: () => void): Cleanups {
+  const cleanups: Cleanups = [];
   afterAll(async () => {
-    load?.abort();
+    first();
     for (const c of cleanups.splice(0).reverse())
-      await c().catch((e: unknown) => console.warn(`[worker-faults/redis] cleanup step failed: ${String(e)}`));
+      await c().catch((e: unknown) => console.warn(`[worker-faults/${label}] cleanup step failed: ${String(e)}`));
   }, 90_000);
+  return cleanups;
+}
+
+/** A migrated database with the tenant, a BullMQ queue and WORKERS worker processes, all ready. */
+async function startFleet(
+  cleanups: Cleanups,
+  o: { databaseUrl: string; redisUrl: string; prefix: string; workerId: string },
+): Promise<Fleet> {
+  const handle = await createDb(o.databaseUrl, { max: 10 });
+  cleanups.push(() => handle.close());
+  await migrateDb(handle);
+  await ensureTenant(handle.db, { id: TENANT });
+  const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: o.redisUrl, prefix: o.prefix });
+  cleanups.push(() => queue.close(1000));
+  const env = workerEnv(o.databaseUrl, o.redisUrl, o.prefix);
+  const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`${o.workerId}${i + 1}`, env));
+  cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
+  await Promise.all(workers.map((w) => w.ready));
+  return { handle, queue, workers };
+}
+
+interface OutageRun {
+  load: FaultLoad;
+  /** The queued requests when the service went down. */
+  before: { ids: string[]; sessions: number };
+  downAt: number;
+  upAt: number;
+  settledAt: number;
+  duringOutage: Failures;
+  loadRunningAtRestart: boolean;
+}
+
+/**
+ * The load against a running fleet; once requests of MIN_BACKLOG_SESSIONS sessions are queued, the
+ * service goes down (`down`, then `atDown` right after) until MIN_OUTAGE_MS have passed and the load's
+ * own writes have failed (`failed` counts the ones this outage makes fail), comes back (`up`), and
+ * every request finishes.
+ */
+async function throughOutage(o: {
+  service: string;
+  databaseUrl: string;
+  fleet: Fleet;
+  /** The test's budget, shared with its setup. */
+  time: (phaseMs: number) => number;
+  onLoad: (load: FaultLoad) => void;
+  diagnose: () => Promise<string>;
+  down: () => Promise<void>;
+  atDown?: () => Promise<void>;
+  up: () => Promise<void>;
+  failed: { count: (f: Failures) => number; what: string };
+}): Promise<OutageRun> {
+  const { time } = o;
+  const load = startFaultLoad({
+    db: o.fleet.handle.db,
+    queue: o.fleet.queue,
+    tenantId: TENANT,
+    sessions: SESSIONS,
+    rounds: ROUNDS,
+    pauseMs: PAUSE_MS,
+    timeoutMs: time(120_000),
+  });
+  o.onLoad(load);
+  let before = { ids: [] as string[], sessions: 0 };
+  await waitUntil(
+    async () => {
+      if (load.stats().finished)
+        throw new Error(
+          `the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await o.diagnose()}`,
+        );
+      before = await backlog(o.databaseUrl);
+      return before.sessions >= MIN_BACKLOG_SESSIONS;
+    },
+    time(30_000),
+    `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the ${o.service} outage`,
+    50,
+    o.diagnose,
+  );
+  await o.down();
+  const downAt = Date.now();
+  await o.atDown?.();
+  await waitUntil(
+    async () => Date.now() - downAt >= MIN_OUTAGE_MS && o.failed.count(load.failuresSince(downAt)) > 0,
+    time(20_000),
+    `${o.failed.what} of the load to fail during the ${o.service} outage`,
+    100,
+    o.diagnose,
+  );
+  const duringOutage = load.failuresSince(downAt);
+  const loadRunningAtRestart = !load.stats().finished;
+  await o.up();
+  const upAt = Date.now();
+  await load.done;
+  await waitUntil(
+    async () => !(await requestStates(o.databaseUrl)).queued,
+    time(90_000),
+    `every request to finish after the ${o.service} restart`,
+    250,
+    o.diagnose,
+  );
+  return { load, before, downAt, upAt, settledAt: Date.now(), duringOutage, loadRunningAtRestart };
+}
+
+describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load", () => {
+  let load: FaultLoad | undefined;
+  const cleanups = suiteCleanups("redis", () => load?.abort());
 
   it(
     "loses no acknowledged capture and finishes every request after Redis comes back",
@@ -150,77 +266,42 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
       cleanups.push(() => redis.destroy());
       const pg = await scratchDatabase(pgAdmin);
       cleanups.push(() => pg.drop());
-      const handle = await createDb(pg.url, { max: 10 });
-      cleanups.push(() => handle.close());
-      await migrateDb(handle);
-      await ensureTenant(handle.db, { id: TENANT });
-      const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: redis.url, prefix: "faults" });
-      cleanups.push(() => queue.close(1000));
-      const env = workerEnv(pg.url, redis.url, "faults");
-      const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`rw${i + 1}`, env));
-      cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
-      await Promise.all(workers.map((w) => w.ready));
+      const fleet = await startFleet(cleanups, {
+        databaseUrl: pg.url,
+        redisUrl: redis.url,
+        prefix: "faults",
+        workerId: "rw",
+      });
       const diagnose = async () =>
-        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n${workerTails(workers)}`;
-
-      const l = (load = startFaultLoad({
-        db: handle.db,
-        queue,
-        tenantId: TENANT,
-        sessions: SESSIONS,
-        rounds: ROUNDS,
-        pauseMs: PAUSE_MS,
-        timeoutMs: time(120_000),
-      }));
-      let before = { ids: [] as string[], sessions: 0 };
-      await waitUntil(
-        async () => {
-          if (l.stats().finished)
-            throw new Error(
-              `the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`,
-            );
-          before = await backlog(pg.url);
-          return before.sessions >= MIN_BACKLOG_SESSIONS;
+        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n${workerTails(fleet.workers)}`;
+      let stillQueued = new Set<string>();
+      const run = await throughOutage({
+        service: "Redis",
+        databaseUrl: pg.url,
+        fleet,
+        time,
+        onLoad: (l) => {
+          load = l;
         },
-        time(30_000),
-        `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Redis outage`,
-        50,
         diagnose,
-      );
-      await redis.stop();
-      const downAt = Date.now();
-      const stillQueued = new Set(await queuedRequestIds(pg.url));
+        down: () => redis.stop(),
+        atDown: async () => {
+          stillQueued = new Set(await queuedRequestIds(pg.url));
+        },
+        up: () => redis.start(),
+        failed: { count: (f) => f.enqueue, what: "an enqueue" },
+      });
       // Queued before Redis went down and still queued once it was down: queued at the moment it went down.
-      const acrossOutage = before.ids.filter((id) => stillQueued.has(id));
-      await waitUntil(
-        async () => Date.now() - downAt >= MIN_OUTAGE_MS && l.failuresSince(downAt).enqueue > 0,
-        time(20_000),
-        "an enqueue of the load to fail during the Redis outage",
-        100,
-        diagnose,
-      );
-      const duringOutage = l.failuresSince(downAt);
-      const loadRunningAtRestart = !l.stats().finished;
-      await redis.start();
-      const upAt = Date.now();
-      await l.done;
-      await waitUntil(
-        async () => !(await requestStates(pg.url)).queued,
-        time(90_000),
-        "every request to finish after the Redis restart",
-        250,
-        diagnose,
-      );
-      const settledAt = Date.now();
+      const acrossOutage = run.before.ids.filter((id) => stillQueued.has(id));
 
-      const { outcomes, states, stats } = await expectSettled(pg.url, l);
+      const { outcomes, states, stats } = await expectSettled(pg.url, run.load);
       expect(acrossOutage.length, "requests queued across the moment Redis went down").toBeGreaterThan(0);
-      expect(duringOutage.enqueue, "enqueues that failed while Redis was down").toBeGreaterThan(0);
-      expect(uncaughtInWorkers(workers)).toEqual([]);
+      expect(run.duringOutage.enqueue, "enqueues that failed while Redis was down").toBeGreaterThan(0);
+      expect(uncaughtInWorkers(fleet.workers)).toEqual([]);
       console.log(
-        `[worker-faults/redis] backlog at outage ${before.ids.length} requests / ${before.sessions} sessions, queued across it ${acrossOutage.length}; ` +
-          `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
-          `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} load ${JSON.stringify(stats)}`,
+        `[worker-faults/redis] backlog at outage ${run.before.ids.length} requests / ${run.before.sessions} sessions, queued across it ${acrossOutage.length}; ` +
+          `outage ${run.upAt - run.downAt} ms with ${JSON.stringify(run.duringOutage)} failed writes (load still running at restart: ${run.loadRunningAtRestart}); ` +
+          `settled ${run.settledAt - run.upAt} ms after restart; total ${run.settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} load ${JSON.stringify(stats)}`,
       );
     },
     TEST_MS,
@@ -228,13 +309,8 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
 });
 
 describe.skipIf(!sharedRedis || !hasBinary("initdb") || !hasBinary("pg_ctl"))("Postgres restart mid-load", () => {
-  const cleanups: (() => Promise<unknown>)[] = [];
   let load: FaultLoad | undefined;
-  afterAll(async () => {
-    load?.abort();
-    for (const c of cleanups.splice(0).reverse())
-      await c().catch((e: unknown) => console.warn(`[worker-faults/postgres] cleanup step failed: ${String(e)}`));
-  }, 90_000);
+  const cleanups = suiteCleanups("postgres", () => load?.abort());
 
   it(
     "loses no acknowledged capture and finishes every request after Postgres comes back",
@@ -243,93 +319,50 @@ describe.skipIf(!sharedRedis || !hasBinary("initdb") || !hasBinary("pg_ctl"))("P
       const time = budget(BUDGET_MS);
       const cluster = await createThrowawayPostgres();
       cleanups.push(() => cluster.destroy());
-      const handle = await createDb(cluster.url, { max: 10 });
-      cleanups.push(() => handle.close());
-      await migrateDb(handle);
-      await ensureTenant(handle.db, { id: TENANT });
       const prefix = `condense-pgfault-${new URL(cluster.url).port}`;
-      const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: sharedRedis, prefix });
-      cleanups.push(async () => {
-        await queue.close(1000);
-        await dropRedisPrefix(sharedRedis, prefix);
+      cleanups.push(() => dropRedisPrefix(sharedRedis, prefix));
+      const fleet = await startFleet(cleanups, {
+        databaseUrl: cluster.url,
+        redisUrl: sharedRedis,
+        prefix,
+        workerId: "pw",
       });
-      const env = workerEnv(cluster.url, sharedRedis, prefix);
-      const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`pw${i + 1}`, env));
-      cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
-      await Promise.all(workers.map((w) => w.ready));
       const diagnose = async () =>
-        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(cluster.url)}\n${workerTails(workers)}\n--- postgres log tail:\n${cluster.logTail(1500)}`;
-
-      const l = (load = startFaultLoad({
-        db: handle.db,
-        queue,
-        tenantId: TENANT,
-        sessions: SESSIONS,
-        rounds: ROUNDS,
-        pauseMs: PAUSE_MS,
-        timeoutMs: time(120_000),
-      }));
-      let before = { ids: [] as string[], sessions: 0 };
-      await waitUntil(
-        async () => {
-          if (l.stats().finished)
-            throw new Error(
-              `the load finished before a backlog of ${MIN_BACKLOG_SESSIONS} sessions built up; last backlog ${before.sessions}\n${await diagnose()}`,
-            );
-          before = await backlog(cluster.url);
-          return before.sessions >= MIN_BACKLOG_SESSIONS;
+        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(cluster.url)}\n${workerTails(fleet.workers)}\n--- postgres log tail:\n${cluster.logTail(1500)}`;
+      const run = await throughOutage({
+        service: "Postgres",
+        databaseUrl: cluster.url,
+        fleet,
+        time,
+        onLoad: (l) => {
+          load = l;
         },
-        time(30_000),
-        `queued requests of ${MIN_BACKLOG_SESSIONS} sessions before the Postgres outage`,
-        50,
         diagnose,
-      );
-      // Fast shutdown: every backend is terminated, in-flight transactions (captures, request rows,
-      // workers' commits) die with their connections.
-      await cluster.stop("fast");
-      const downAt = Date.now();
-      await waitUntil(
-        async () => {
-          const f = l.failuresSince(downAt);
-          return Date.now() - downAt >= MIN_OUTAGE_MS && f.capture + f.request > 0;
-        },
-        time(20_000),
-        "a capture or flush request of the load to fail during the Postgres outage",
-        100,
-        diagnose,
-      );
-      const duringOutage = l.failuresSince(downAt);
-      const loadRunningAtRestart = !l.stats().finished;
-      await cluster.start();
-      const upAt = Date.now();
-      await l.done;
-      await waitUntil(
-        async () => !(await requestStates(cluster.url)).queued,
-        time(90_000),
-        "every request to finish after the Postgres restart",
-        250,
-        diagnose,
-      );
-      const settledAt = Date.now();
+        // Fast shutdown: every backend is terminated, in-flight transactions (captures, request rows,
+        // workers' commits) die with their connections.
+        down: () => cluster.stop("fast"),
+        up: () => cluster.start(),
+        failed: { count: (f) => f.capture + f.request, what: "a capture or flush request" },
+      });
 
-      const { outcomes, states, stats } = await expectSettled(cluster.url, l);
+      const { outcomes, states, stats } = await expectSettled(cluster.url, run.load);
       // Queued just before the shutdown and finished by a transaction that began after the server was
       // down: these requests were in flight across the outage.
-      const acrossOutage = await finishedAfter(cluster.url, before.ids, downAt);
+      const acrossOutage = await finishedAfter(cluster.url, run.before.ids, run.downAt);
       expect(acrossOutage, "requests queued at the shutdown and finished only after the restart").toBeGreaterThan(0);
       expect(
-        duringOutage.capture + duringOutage.request,
+        run.duringOutage.capture + run.duringOutage.request,
         "captures or flush requests that failed while Postgres was down",
       ).toBeGreaterThan(0);
-      expect(uncaughtInWorkers(workers)).toEqual([]);
+      expect(uncaughtInWorkers(fleet.workers)).toEqual([]);
       const errorRows = await withSql(
         cluster.url,
         async (sql) => (await sql`select count(*)::int n from flush_metrics where outcome = 'error'`)[0]!.n as number,
       );
       console.log(
-        `[worker-faults/postgres] backlog at shutdown ${before.ids.length} requests / ${before.sessions} sessions, finished after restart ${acrossOutage}; ` +
-          `outage ${upAt - downAt} ms with ${JSON.stringify(duringOutage)} failed writes (load still running at restart: ${loadRunningAtRestart}); ` +
-          `settled ${settledAt - upAt} ms after restart; total ${settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} error-rows ${errorRows} load ${JSON.stringify(stats)}`,
+        `[worker-faults/postgres] backlog at shutdown ${run.before.ids.length} requests / ${run.before.sessions} sessions, finished after restart ${acrossOutage}; ` +
+          `outage ${run.upAt - run.downAt} ms with ${JSON.stringify(run.duringOutage)} failed writes (load still running at restart: ${run.loadRunningAtRestart}); ` +
+          `settled ${run.settledAt - run.upAt} ms after restart; total ${run.settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} error-rows ${errorRows} load ${JSON.stringify(stats)}`,
       );
     },
     TEST_MS,

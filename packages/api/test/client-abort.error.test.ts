@@ -8,6 +8,7 @@ import { connect } from "node:net";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantOverHttp } from "./support/http-tenant.ts";
 import { loadApiEnv } from "../src/env.ts";
 import { condenseJobs, createInProcessQueue } from "@condense/queue";
 import { startServer, type RunningServer } from "../src/server.ts";
@@ -54,15 +55,7 @@ describe("client aborts are client errors (real server)", () => {
       }),
       logger: pino({ level: "info" }, sink),
     });
-    const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-    await fetch(`${server.url}/v1/admin/tenants`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ id: "abort", name: "Abort" }),
-    });
-    const { key } = (await (
-      await fetch(`${server.url}/v1/admin/tenants/abort/keys`, { method: "POST", headers: admin, body: "{}" })
-    ).json()) as { key: string };
+    const { key } = await tenantOverHttp(server.url, ADMIN, { id: "abort", name: "Abort" });
     auth = `Bearer ${key}`;
   });
   afterAll(async () => server?.close());

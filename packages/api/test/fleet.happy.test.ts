@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { tenantOverHttp } from "./support/http-tenant.ts";
 import { createScratchDatabase, type ScratchDatabase } from "@condense/db";
 import { loadApiEnv } from "../src/env.ts";
 import { RedisRateLimiter } from "../src/ratelimit/redis-rate-limiter.ts";
@@ -54,18 +55,7 @@ describe.skipIf(!available)(
           LOG_LEVEL: "silent",
         }),
       });
-      const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-      await fetch(`${server.url}/v1/admin/tenants`, {
-        method: "POST",
-        headers: admin,
-        body: JSON.stringify({ id: "fleet", name: "Fleet" }),
-      });
-      const key = (
-        (await (
-          await fetch(`${server.url}/v1/admin/tenants/fleet/keys`, { method: "POST", headers: admin, body: "{}" })
-        ).json()) as { key: string }
-      ).key;
-      headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+      ({ headers } = await tenantOverHttp(server.url, ADMIN, { id: "fleet", name: "Fleet" }));
     });
     afterAll(async () => {
       await server?.close();

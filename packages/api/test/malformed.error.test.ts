@@ -1,5 +1,6 @@
 import { condenseJobs, createInProcessQueue } from "@condense/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantOverHttp } from "./support/http-tenant.ts";
 import { API_ERROR_CODES } from "@condense/contract";
 import { loadApiEnv } from "../src/env.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
@@ -35,16 +36,8 @@ describe("malformed-input corpus: every case answers 4xx with a code, none 5xx (
         LOG_LEVEL: "silent",
       }),
     });
-    const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-    await fetch(`${server.url}/v1/admin/tenants`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ id: "corpus", name: "Corpus" }),
-    });
-    const key = (await (
-      await fetch(`${server.url}/v1/admin/tenants/corpus/keys`, { method: "POST", headers: admin, body: "{}" })
-    ).json()) as { key: string };
-    tenantAuth = `Bearer ${key.key}`;
+    const { key } = await tenantOverHttp(server.url, ADMIN, { id: "corpus", name: "Corpus" });
+    tenantAuth = `Bearer ${key}`;
     // The session exists, so the routes get past the 404 and the validators are what answers.
     const seeded = await fetch(`${server.url}/v1/sessions/s-corpus/captures`, {
       method: "POST",

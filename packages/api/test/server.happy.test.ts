@@ -1,6 +1,7 @@
 import { condenseJobs, createInProcessQueue } from "@condense/queue";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tenantOverHttp } from "./support/http-tenant.ts";
 import { loadApiEnv } from "../src/env.ts";
 import { createLogger } from "../src/observability/logger.ts";
 import { startServer, type RunningServer } from "../src/server.ts";
@@ -58,18 +59,7 @@ describe("startServer on loopback (embedded: PGlite + in-process queue)", () => 
       }),
       logger: createLogger("info", sink),
     });
-    const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-    await fetch(`${server.url}/v1/admin/tenants`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ id: "acme", name: "Acme" }),
-    });
-    plaintextKey = (
-      (await (
-        await fetch(`${server.url}/v1/admin/tenants/acme/keys`, { method: "POST", headers: admin, body: "{}" })
-      ).json()) as { key: string }
-    ).key;
-    headers = { authorization: `Bearer ${plaintextKey}`, "content-type": "application/json" };
+    ({ key: plaintextKey, headers } = await tenantOverHttp(server.url, ADMIN, { id: "acme", name: "Acme" }));
   });
   afterAll(async () => server?.close());
 
@@ -158,18 +148,7 @@ describe("graceful shutdown", () => {
         LOG_LEVEL: "silent",
       }),
     });
-    const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-    await fetch(`${server.url}/v1/admin/tenants`, {
-      method: "POST",
-      headers: admin,
-      body: JSON.stringify({ id: "acme", name: "Acme" }),
-    });
-    const key = (
-      (await (
-        await fetch(`${server.url}/v1/admin/tenants/acme/keys`, { method: "POST", headers: admin, body: "{}" })
-      ).json()) as { key: string }
-    ).key;
-    const h = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const { headers: h } = await tenantOverHttp(server.url, ADMIN, { id: "acme", name: "Acme" });
     await fetch(`${server.url}/v1/sessions/s/captures`, {
       method: "POST",
       headers: h,

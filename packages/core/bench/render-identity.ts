@@ -102,4 +102,4 @@ for (const f of files) {
   }
 }
 console.log(`${renders} renders compared, ${bad} differ`);
-process.exit(bad ? 1 : 0);
+process.exitCode = bad ? 1 : 0;

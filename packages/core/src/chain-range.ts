@@ -25,40 +25,38 @@ export interface RangeIndexOptions {
   skipChainSynthetics?: boolean;
 }
 
-/**
- * Boundary timestamps of one kind (starts or ends), sorted, with where and how often each was met.
- * Searched by bisection: a message timestamp is compared in place, with no map key built from it.
- */
-class Boundaries {
-  readonly ts: Float64Array;
+/** The sorted distinct timestamps of one kind of boundary (starts or ends). */
+function sortedDistinct(timestamps: readonly number[]): Float64Array {
+  return Float64Array.from(new Set(timestamps)).sort();
+}
+
+/** The slot of `t` in sorted `ts` by bisection, or -1 when `t` is not there (no map key built from it). */
+function slotOf(ts: Float64Array, t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ts[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ts.length && ts[lo] === t ? lo : -1;
+}
+
+/** Where, and how often, one resolution met each boundary of one kind (one slot per sorted timestamp). */
+class Tally {
   readonly at: Int32Array;
   readonly count: Int32Array;
-  constructor(timestamps: readonly number[]) {
-    this.ts = Float64Array.from(new Set(timestamps)).sort();
-    this.at = new Int32Array(this.ts.length).fill(-1);
-    this.count = new Int32Array(this.ts.length);
+  constructor(readonly ts: Float64Array) {
+    this.at = new Int32Array(ts.length).fill(-1);
+    this.count = new Int32Array(ts.length);
   }
-  /** The slot of `t`, or -1 when no entry has it as this kind of boundary. */
-  slot(t: number): number {
-    const ts = this.ts;
-    let lo = 0;
-    let hi = ts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (ts[mid]! < t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < ts.length && ts[lo] === t ? lo : -1;
-  }
-  meet(t: number, i: number): void {
-    const k = this.slot(t);
-    if (k < 0) return;
+  meet(k: number, i: number): void {
     this.at[k] = i;
     this.count[k]!++;
   }
   /** The one position `t` was met at, or -1 when it was met never or more than once. */
   only(t: number): number {
-    const k = this.slot(t);
+    const k = slotOf(this.ts, t);
     return k >= 0 && this.count[k] === 1 ? this.at[k]! : -1;
   }
 }
@@ -117,24 +115,49 @@ export function resolveReadRanges(
   entries: readonly RangeBoundaries[],
   notAStart?: (i: number) => boolean,
 ): (ResolvedRange | null)[] {
-  const closed = entries.filter(hasFinal);
-  const starts = new Boundaries(closed.map((e) => e.startUserTimestamp));
-  const ends = new Boundaries(closed.map((e) => e.finalAssistantTimestamp));
-  if (closed.length > 0) {
-    const { roles, timestamps } = read;
-    for (let i = 0; i < roles.length; i++) {
-      const role = roles[i];
-      if (role === Boundary.ASSISTANT) ends.meet(timestamps[i]!, i);
-      else if (role === Boundary.USER) {
+  return new RangeResolver(entries).resolve(read, notAStart);
+}
+
+/**
+ * The resolver for one set of entries: their boundary timestamps are sorted once, when it is built, and
+ * every `resolve` counts over its own tallies. A state's chains change only with the state, so the
+ * render keeps one resolver per state version (in its memo) and resolves every render against it.
+ */
+export class RangeResolver {
+  private readonly starts: Float64Array;
+  private readonly ends: Float64Array;
+  constructor(readonly entries: readonly RangeBoundaries[]) {
+    const closed = entries.filter(hasFinal);
+    this.starts = sortedDistinct(closed.map((e) => e.startUserTimestamp));
+    this.ends = sortedDistinct(closed.map((e) => e.finalAssistantTimestamp));
+  }
+
+  /** Every entry's range over `read`, in the entries' order (null = unresolved); see `resolveReadRanges`. */
+  resolve(read: BoundaryReading, notAStart?: (i: number) => boolean): (ResolvedRange | null)[] {
+    const starts = new Tally(this.starts);
+    const ends = new Tally(this.ends);
+    if (this.ends.length > 0) {
+      const { roles, timestamps } = read;
+      for (let i = 0; i < roles.length; i++) {
+        const role = roles[i];
+        if (role === Boundary.NONE) continue;
         const ts = timestamps[i]!;
-        if (!(notAStart && starts.slot(ts) >= 0 && notAStart(i))) starts.meet(ts, i);
+        if (role === Boundary.ASSISTANT) {
+          const k = slotOf(this.ends, ts);
+          if (k >= 0) ends.meet(k, i);
+        } else {
+          const k = slotOf(this.starts, ts);
+          if (k >= 0 && !notAStart?.(i)) starts.meet(k, i);
+        }
       }
     }
+    const ranges: (ResolvedRange | null)[] = new Array(this.entries.length);
+    for (let e = 0; e < this.entries.length; e++) {
+      const entry = this.entries[e]!;
+      const start = hasFinal(entry) ? starts.only(entry.startUserTimestamp) : -1;
+      const end = hasFinal(entry) ? ends.only(entry.finalAssistantTimestamp) : -1;
+      ranges[e] = start >= 0 && end >= 0 && start < end ? { startIndex: start, endIndex: end } : null;
+    }
+    return ranges;
   }
-  return entries.map((e) => {
-    if (!hasFinal(e)) return null;
-    const start = starts.only(e.startUserTimestamp);
-    const end = ends.only(e.finalAssistantTimestamp);
-    return start >= 0 && end >= 0 && start < end ? { startIndex: start, endIndex: end } : null;
-  });
 }

@@ -13,7 +13,7 @@
  * Applying the entries to already-rendered output changes nothing: the synthetic's presence
  * suppresses re-insertion, and nothing droppable remains inside.
  */
-import { Boundary, resolveReadRanges } from "../chain-range.ts";
+import { Boundary } from "../chain-range.ts";
 import {
   overlapDiagnostic,
   rangeMismatchDiagnostic,
@@ -27,7 +27,7 @@ import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../
 import { firstTextPart, isChainSynthetic, Kind, UNREADABLE, type Rendering } from "./message-shape.ts";
 import { producedSize } from "./message-size.ts";
 import { report, type RenderContext } from "./render-context.ts";
-import { memoCopy, type RenderMemo } from "./render-memo.ts";
+import { memoCopy, rangeResolver, type RenderMemo } from "./render-memo.ts";
 import { anyRefCovered } from "./summary-refs.ts";
 
 interface Span {
@@ -86,7 +86,7 @@ class DroppedOccurrences {
 export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
   const cc = ctx.settings.chainCompression;
   if (!cc || cc.enabled === false || ctx.state.chains.length === 0) return r;
-  const { messages, kinds, timestamps } = r;
+  const { messages } = r;
   const accepted = acceptSpans(resolveSpans(r, ctx), ctx);
   if (accepted.length === 0) return r;
   ctx.stats.chainsApplied += accepted.length;
@@ -115,24 +115,37 @@ export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
   if (changed && dropCoveredSummaries(r, accepted, action, dropped)) changed = true;
   if (!changed) return r;
 
-  const out: unknown[] = [];
-  const outKinds: number[] = [];
-  const outTimestamps: number[] = [];
+  return emit(r, action, inserted, stripped);
+}
+
+/** The output of the marked actions, its arrays allocated at their final length. */
+function emit(
+  { messages, kinds, timestamps }: Rendering,
+  action: Uint8Array,
+  inserted: ReadonlyMap<number, UserMessage>,
+  stripped: ReadonlyMap<number, AssistantMessage>,
+): Rendering {
+  let n = inserted.size;
+  for (let i = 0; i < action.length; i++) if (!(action[i]! & DROP)) n++;
+  const out: unknown[] = new Array(n);
+  const outKinds = new Uint8Array(n);
+  const outTimestamps = new Float64Array(n);
+  let j = 0;
   for (let i = 0; i < messages.length; i++) {
     const a = action[i]!;
     if (!(a & DROP)) {
-      out.push(a & STRIP ? stripped.get(i) : messages[i]);
-      outKinds.push(kinds[i]!);
-      outTimestamps.push(timestamps[i]!);
+      out[j] = a & STRIP ? stripped.get(i) : messages[i];
+      outKinds[j] = kinds[i]!;
+      outTimestamps[j++] = timestamps[i]!;
     }
     if (a & INSERT_AFTER) {
       const synthetic = inserted.get(i)!;
-      out.push(synthetic);
-      outKinds.push(Kind.USER);
-      outTimestamps.push(synthetic.timestamp ?? Number.NaN);
+      out[j] = synthetic;
+      outKinds[j] = Kind.USER;
+      outTimestamps[j++] = synthetic.timestamp ?? Number.NaN;
     }
   }
-  return { messages: out, kinds: Uint8Array.from(outKinds), timestamps: Float64Array.from(outTimestamps) };
+  return { messages: out, kinds: outKinds, timestamps: outTimestamps };
 }
 
 /**
@@ -149,7 +162,7 @@ function resolveSpans({ messages, kinds, timestamps }: Rendering, ctx: RenderCon
     if (kind === Kind.USER) roles[i] = Boundary.USER;
     else if (kind === Kind.ASSISTANT) roles[i] = Boundary.ASSISTANT;
   }
-  const ranges = resolveReadRanges({ roles, timestamps }, chains, (i) => isChainSynthetic(messages[i]));
+  const ranges = rangeResolver(ctx.memo).resolve({ roles, timestamps }, (i) => isChainSynthetic(messages[i]));
   const spans: Span[] = [];
   chains.forEach((entry, order) => {
     const r = ranges[order];

@@ -48,7 +48,25 @@ export function orphanSweep(r: Rendering, ctx: RenderContext): Rendering {
     .sort();
   report(ctx, orphanSweepDiagnostic(ids));
   ctx.stats.swept += swept.length;
-  const gone = new Set(swept);
-  const kept = (_: unknown, i: number) => !gone.has(i);
-  return { messages: messages.filter(kept), kinds: kinds.filter(kept), timestamps: r.timestamps.filter(kept) };
+  return without(r, swept);
+}
+
+/** The rendering without the elements at `gone` (ascending positions), allocated at its final length. */
+function without({ messages, kinds, timestamps }: Rendering, gone: readonly number[]): Rendering {
+  const n = messages.length - gone.length;
+  const out: unknown[] = new Array(n);
+  const outKinds = new Uint8Array(n);
+  const outTimestamps = new Float64Array(n);
+  let j = 0;
+  let g = 0;
+  for (let i = 0; i < messages.length; i++) {
+    if (g < gone.length && gone[g] === i) {
+      g++;
+      continue;
+    }
+    out[j] = messages[i];
+    outKinds[j] = kinds[i]!;
+    outTimestamps[j++] = timestamps[i]!;
+  }
+  return { messages: out, kinds: outKinds, timestamps: outTimestamps };
 }

@@ -5,6 +5,7 @@
  * the same strings on every LLM call. The caller owns the memo (the client keeps one per applied
  * state); `pruneMessages` without one builds a fresh memo for that call alone.
  */
+import { RangeResolver } from "../chain-range.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import type { ToolResultMessage, UserMessage } from "../messages.ts";
 import { protectionRules, type ProtectionRules } from "../protection.ts";
@@ -19,6 +20,15 @@ export interface StubPlan {
   stub: ToolResultMessage;
 }
 
+/** What stub-replace planned at one input position: the occurrence it met there, and the plan. */
+export interface PlannedAt {
+  id: string;
+  /** The result's timestamp as the render read it (NaN without a numeric one). */
+  ts: number;
+  toolName: unknown;
+  plan: StubPlan | null;
+}
+
 export interface RenderMemo {
   readonly state: CondenseState;
   readonly sizes: SizeMemo;
@@ -29,6 +39,15 @@ export interface RenderMemo {
    */
   readonly stubs: Map<string, { ts: number; plan: StubPlan | null }[]>;
   readonly bareStubs: Map<string, StubPlan | null>;
+  /**
+   * Per input position, the occurrence planned there last. A host appends to its history, so the next
+   * render meets the same occurrences at the same positions: comparing id, timestamp and tool name
+   * takes the plan from here, and only the new tail is looked up in `stubs`. Kept dense (grown to the
+   * input's length before a pass).
+   */
+  readonly plannedAt: (PlannedAt | undefined)[];
+  /** The state's chain boundaries, sorted once (`rangeResolver`). */
+  ranges: RangeResolver | null;
   /**
    * Copies this state's renders built from a host message (purged and thinking-stripped assistants),
    * by the message they were built from and what was changed, so a host that hands over the same
@@ -54,6 +73,8 @@ export function createRenderMemo(state: CondenseState): RenderMemo {
     sizes: createSizeMemo(),
     stubs: new Map(),
     bareStubs: new Map(),
+    plannedAt: [],
+    ranges: null,
     copies: new WeakMap(),
     crossChecks: new Map(),
     protectedRecords: new WeakMap(),
@@ -62,6 +83,12 @@ export function createRenderMemo(state: CondenseState): RenderMemo {
     synthetics: new Map(),
     unresolved: new Map(),
   };
+}
+
+/** The resolver of the state's chain ranges, built on first use. */
+export function rangeResolver(memo: RenderMemo): RangeResolver {
+  memo.ranges ??= new RangeResolver(memo.state.chains);
+  return memo.ranges;
 }
 
 /** The protection rules for these settings, compiled once per memo and settings object. */

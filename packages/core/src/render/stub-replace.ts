@@ -19,12 +19,14 @@ import { resultKey } from "./render-policy.ts";
 export function stubReplace(r: Rendering, ctx: RenderContext): Rendering {
   // Nothing indexed, nothing to stub (aliases need records too).
   if (ctx.state.records.size === 0) return r;
-  const { messages, kinds } = r;
+  const { messages, kinds, timestamps } = r;
+  const planned = ctx.memo.plannedAt;
+  while (planned.length < messages.length) planned.push(undefined);
   let out: unknown[] | undefined;
   for (let i = 0; i < messages.length; i++) {
     if (kinds[i] !== Kind.RESULT) continue;
     const m = messages[i] as ToolResultMessage;
-    const plan = stubPlan(ctx, m);
+    const plan = plannedAt(ctx, m, i, timestamps[i]!);
     if (!plan || isProtected(ctx, plan)) continue;
     if (ctx.policy.graceKeys.size > 0 && ctx.policy.graceKeys.has(resultKey(m))) continue;
     // A host that hands back rendered output already holds the stub.
@@ -34,6 +36,21 @@ export function stubReplace(r: Rendering, ctx: RenderContext): Rendering {
   }
   // A stub replaces a tool result in place: the kinds and timestamps still hold.
   return out ? { ...r, messages: out } : r;
+}
+
+/** The plan for the result at position `i`: the one planned there last when it is the same occurrence. */
+function plannedAt(ctx: RenderContext, m: ToolResultMessage, i: number, ts: number): StubPlan | null {
+  const p = ctx.memo.plannedAt[i];
+  if (
+    p &&
+    p.id === m.toolCallId &&
+    p.toolName === m.toolName &&
+    (p.ts === ts || (Number.isNaN(p.ts) && Number.isNaN(ts)))
+  )
+    return p.plan;
+  const plan = stubPlan(ctx, m);
+  ctx.memo.plannedAt[i] = { id: m.toolCallId, ts, toolName: m.toolName, plan };
+  return plan;
 }
 
 /** The occurrence's stub plan from the memo, built on first sight. */

@@ -13,7 +13,7 @@
  * and stubs happen inside the run, so the service works while the agent does.
  *
  * Env: BENCH_PI_STEPS (default 40), BENCH_PI_REPS (default 3), BENCH_PI_BASELINE_EXTENSION_DIR
- * (another checkout's packages/pi-extension: adds its cold and warm runs, "base-cold"/"base-warm", to
+ * (another checkout's packages/pi-extension, run under that checkout's own pi: adds its cold and warm runs, "base-cold"/"base-warm", to
  * the same run, e.g. the design before the local service), BENCH_PI_PROF
  * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
  * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each).
@@ -93,6 +93,12 @@ function vmHwmMb(pid: number): number | null {
   }
 }
 
+/** pi of the checkout that holds `ext`: a baseline's extension runs under its own pi, so it never loads a second copy of pi's modules. */
+const piOf = (ext: string | null) => ({
+  bin: ext && ext !== EXTENSION_DIR ? join(ext, "node_modules/.bin/pi") : PI_BIN,
+  cli: ext && ext !== EXTENSION_DIR ? join(ext, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js") : PI_CLI,
+});
+
 async function runOnce(llm: FakeLlm, home: PiHome, variant: string, ext: string | null): Promise<RunResult> {
   const withCondense = ext !== null;
   const from = llm.requests.length;
@@ -115,9 +121,10 @@ async function runOnce(llm: FakeLlm, home: PiHome, variant: string, ext: string 
   ];
   const started = Date.now();
   // --cpu-prof is refused in NODE_OPTIONS, so a profiled pi runs its entry under node directly.
+  const pi = piOf(ext);
   const child = spawn(
-    PROF ? process.execPath : PI_BIN,
-    PROF ? ["--cpu-prof", `--cpu-prof-dir=${PROF}`, PI_CLI, ...args] : args,
+    PROF ? process.execPath : pi.bin,
+    PROF ? ["--cpu-prof", `--cpu-prof-dir=${join(PROF, variant)}`, pi.cli, ...args] : args,
     {
       cwd: home.workDir,
       env: {

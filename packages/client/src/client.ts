@@ -152,8 +152,12 @@ export interface CondenseClient {
   importState(body: unknown): Promise<boolean>;
   /** Resolve and send the summarizer hand-off now (start, model change); no-op without `summarizerHandOff`. */
   handOffSummarizer(): Promise<HandOffResult>;
-  /** Wait until everything queued has been acknowledged (bounded). */
-  drain(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Wait until everything queued has been acknowledged (bounded). `whileReachable`: give up as soon as
+   * the service is not answering (still starting, or the head of the queue failing); what is queued
+   * stays queued, and captures stay in the spool for the next process on the session.
+   */
+  drain(timeoutMs?: number, options?: { whileReachable?: boolean }): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -337,9 +341,10 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
       return handOff ? handOff.send() : Promise.resolve({ sent: false, notices: [] });
     },
 
-    async drain(timeoutMs = 10_000) {
+    async drain(timeoutMs = 10_000, drainOptions = {}) {
       scheduler.runPendingBuild();
-      return outbox.drain(timeoutMs);
+      const stalled = drainOptions.whileReachable ? () => !connection.reachable() || outbox.degraded : undefined;
+      return outbox.drain(timeoutMs, stalled);
     },
 
     async close() {

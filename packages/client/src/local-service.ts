@@ -166,6 +166,7 @@ export function localServiceHost(options: LocalServiceOptions): LocalServiceHost
     adminKey: () => readKey(paths.adminKeyFile),
     // The service is shared by every client on this machine; closing a client never stops it.
     close: async () => {},
+    reachable: () => apiKey !== null && ensuring === null,
   };
 }
 

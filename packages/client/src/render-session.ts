@@ -82,6 +82,8 @@ export class RenderSession {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`initial sync exceeded ${timeoutMs} ms`)), timeoutMs);
+      // Never what keeps a finished process alive (pi exiting while its service still starts).
+      timer.unref?.();
     });
     try {
       await Promise.race([this.mirror.pull(), timeout]);

@@ -17,6 +17,8 @@ export interface CondenseHost {
   apiKey: string;
   fetch: FetchLike;
   close(): Promise<void>;
+  /** False while no service has answered yet (a local service still starting); absent: always reachable. */
+  reachable?(): boolean;
 }
 
 export interface ServiceConnectionOptions {
@@ -36,6 +38,8 @@ export interface ServiceConnection {
   readonly handOff: SummarizerHandOff | null;
   /** Start following the session's versions into `mirror` (idempotent). */
   watchVersions(): void;
+  /** False while the host has not answered yet (see CondenseHost.reachable). */
+  reachable(): boolean;
   close(): Promise<void>;
 }
 
@@ -49,9 +53,18 @@ export function connectService(
   // The transport resolves the host lazily, so creating a client never blocks and an embedded service
   // starts on first use.
   let hostPromise: Promise<CondenseHost> | null = null;
+  let resolvedHost: CondenseHost | null = typeof options.host === "object" ? options.host : null;
   const resolveHost = (): Promise<CondenseHost> => {
     if (!options.host) throw new Error("no host");
-    if (!hostPromise) hostPromise = typeof options.host === "function" ? options.host() : Promise.resolve(options.host);
+    if (!hostPromise) {
+      hostPromise = typeof options.host === "function" ? options.host() : Promise.resolve(options.host);
+      void hostPromise.then(
+        (h) => {
+          resolvedHost = h;
+        },
+        () => {},
+      );
+    }
     return hostPromise;
   };
   let transport: Transport;
@@ -100,6 +113,10 @@ export function connectService(
         onError: (error) => emit({ type: "error", where: "state pull", error, willRetry: true }),
       });
       watch.start();
+    },
+    reachable() {
+      if (options.url) return true;
+      return resolvedHost?.reachable?.() ?? resolvedHost !== null;
     },
     async close() {
       closed = true;

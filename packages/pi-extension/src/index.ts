@@ -85,8 +85,10 @@ export default function condense(pi: ExtensionAPI): void {
     const s = session;
     session = undefined;
     if (!s) return;
-    // Give queued captures and flush requests a moment to reach the service; the spool keeps the rest.
-    await s.client.drain(extensionConfig().shutdownDrainMs).catch(() => false);
+    // Give queued captures and flush requests a moment to reach a service that answers; one still
+    // starting (or failing) is not waited for: pi exits at once, the spool keeps the captures for the
+    // next process on this session, and its start rearms the flush.
+    await s.client.drain(extensionConfig().shutdownDrainMs, { whileReachable: true }).catch(() => false);
     await s.client.close().catch(() => {});
     // The last applied state's write, so the next process on this session renders with it.
     await s.stateCache?.idle();

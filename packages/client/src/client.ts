@@ -28,6 +28,7 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.ts";
 import { openCaptureOutbox } from "./capture-outbox.ts";
 import { eventEmitter, type ClientEvent } from "./client-events.ts";
 import { FlushScheduler } from "./flush-scheduler.ts";
+import { messageSizes } from "./message-sizes.ts";
 import { RenderSession } from "./render-session.ts";
 import { attachStateCache, type StateCache } from "./state-cache.ts";
 import { connectService, type CondenseHost } from "./service-connection.ts";
@@ -173,6 +174,8 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const now = options.now ?? Date.now;
 
+  // One size per message object for the whole session, shared by renders' metrics and flush requests.
+  const sizeOf = messageSizes();
   const connection = connectService(options, sessionPath, () => session.mirror, backoff, emit);
   const { transport, handOff } = connection;
   const session: RenderSession = new RenderSession({
@@ -182,6 +185,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     settings: () => settings,
     ...(options.maxApplyDeferrals !== undefined ? { maxApplyDeferrals: options.maxApplyDeferrals } : {}),
     onLanded: (tokens) => scheduler.trigger.landed(tokens),
+    sizeOf,
     emit,
   });
   // Read now; seeds the mirror if it loads before a sync or render (and is saved at each apply).
@@ -204,6 +208,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     settings: () => settings,
     now,
     onMetrics: (m) => session.noteMetrics(m),
+    sizeOf,
     emit,
   });
   const { trigger } = scheduler;

@@ -12,6 +12,7 @@ import {
   type ContextMetrics,
   type ContextUsage,
   type FlushTrigger,
+  type SizeOf,
 } from "@condense/core";
 import type { CaptureOutbox } from "./capture-outbox.ts";
 import type { Emit } from "./client-events.ts";
@@ -28,6 +29,8 @@ export interface FlushSchedulerDeps {
   now(): number;
   /** A flush request's metrics snapshot: the newest context metrics. */
   onMetrics(metrics: ContextMetrics): void;
+  /** Message sizes for the metrics snapshot (message-sizes.ts). */
+  sizeOf?: SizeOf;
   emit: Emit;
 }
 
@@ -142,6 +145,7 @@ export class FlushScheduler {
           { trigger: trig, branch, ...(closingMessage ? { closingMessage } : {}), ...(usage ? { usage } : {}) },
           state,
           current,
+          deps.sizeOf,
         );
         if (deps.handOff?.active) body.summarizerHandedOff = true;
         body.metrics = { ...body.metrics, ...expected };

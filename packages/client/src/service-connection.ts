@@ -8,7 +8,7 @@ import type { BackoffPolicy } from "./backoff.ts";
 import type { Emit } from "./client-events.ts";
 import type { StateMirror } from "./state-mirror.ts";
 import { SummarizerHandOff, type ResolveHandOff } from "./summarizer-handoff.ts";
-import { createTransport, type FetchLike, type Transport } from "./transport.ts";
+import { createTransport, type FetchLike, type PlainRequest, type Transport } from "./transport.ts";
 import { VersionWatch } from "./version-watch.ts";
 
 /** An in-process service (embedded mode): the API app's fetch plus a key it accepts. */
@@ -16,6 +16,8 @@ export interface CondenseHost {
   baseUrl: string;
   apiKey: string;
   fetch: FetchLike;
+  /** JSON requests without web Request/Response objects (the local service's socket), else through `fetch`. */
+  request?: PlainRequest;
   close(): Promise<void>;
   /** False while no service has answered yet (a local service still starting); absent: always reachable. */
   reachable?(): boolean;
@@ -83,6 +85,7 @@ export function connectService(
           baseUrl: h.baseUrl,
           apiKey: h.apiKey,
           fetch: h.fetch,
+          ...(h.request ? { plainRequest: h.request } : {}),
           timeoutMs: options.requestTimeoutMs ?? 30_000,
         }),
       ));

@@ -118,11 +118,12 @@ export interface CondenseClient {
   /**
    * An assistant message ended. `callUsage` is the request's cache usage when the caller measured it
    * itself (a replay); by default the message's own `usage` (pi-ai) calibrates the `roi` policy.
+   * `usage` (the context's size) is only needed when a flush is asked for: a function is called then only.
    */
   messageEnd(
     message: AgentMessage,
     branch: () => readonly AgentMessage[],
-    usage?: ContextUsage | null,
+    usage?: ContextUsage | null | (() => ContextUsage | null | undefined),
     callUsage?: CallUsage | null,
   ): TriggerDecision;
   /** The host knows the next request starts cold (model switch, its own compaction): under `roi`, a moment to flush. */

@@ -66,13 +66,14 @@ export class FlushScheduler {
   messageEnd(
     message: AgentMessage,
     branch: () => readonly AgentMessage[],
-    usage?: ContextUsage | null,
+    usage?: ContextUsage | null | (() => ContextUsage | null | undefined),
     callUsage?: CallUsage | null,
   ): TriggerDecision {
     const { trigger } = this;
     trigger.calibrate(this.deps.knownState());
     const d = trigger.messageEnd(this.deps.settings(), message, callUsage);
-    if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), d.closingMessage, usage, true);
+    if (d.flush && d.trigger)
+      this.postFlush(d.trigger, branch(), d.closingMessage, typeof usage === "function" ? usage() : usage, true);
     return d;
   }
 

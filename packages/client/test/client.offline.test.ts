@@ -357,4 +357,37 @@ describe("client offline behaviour", () => {
     expect(client.outboxSize).toBe(0);
     await client.close();
   });
+
+  it("the context's size at a message end is asked for only when that message asks for a flush", async () => {
+    const api = scriptedApi({ down: false });
+    const client = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
+    const t = turn("bash_1", 100, big(30));
+    const reply = {
+      role: "assistant",
+      content: [{ type: "text", text: "done" }],
+      timestamp: 300,
+      stopReason: "stop",
+    } as AgentMessage;
+    const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
+    let asked = 0;
+    const usage = () => {
+      asked++;
+      return { tokens: 4321, contextWindow: 100_000 };
+    };
+    expect(client.messageEnd(t.message, () => branch, usage).flush).toBe(false);
+    expect(asked).toBe(0);
+    client.capture({ ...t, turnIndex: 0 });
+    expect(client.messageEnd(reply, () => [...branch, reply], usage).flush).toBe(true);
+    expect(asked).toBe(1);
+    expect(await client.drain(5_000)).toBe(true);
+    const flush = api.calls.find((c) => c.path.endsWith("/flushes"))!.body as { metrics: { tokens: number } };
+    expect(flush.metrics.tokens).toBe(4321);
+    await client.close();
+  });
 });

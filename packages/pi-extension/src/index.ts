@@ -132,11 +132,14 @@ export default function condense(pi: ExtensionAPI): void {
     const message = event.message as unknown as AgentMessage;
     if (!isAssistant(message)) return;
     s.noteAssistant(message);
-    const usage = ctx.getContextUsage();
+    // The context's size only matters when this reply asks for a flush: pi estimates it on demand.
     const d = s.client.messageEnd(
       message,
       () => s.branch(),
-      usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null,
+      () => {
+        const usage = ctx.getContextUsage();
+        return usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null;
+      },
     );
     if (d.notice) s.notice(d.notice);
   });

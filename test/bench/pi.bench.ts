@@ -14,7 +14,9 @@
  *
  * Env: BENCH_PI_STEPS (default 40), BENCH_PI_REPS (default 3), BENCH_PI_BASELINE_EXTENSION_DIR
  * (another checkout's packages/pi-extension, run under that checkout's own pi: adds its cold and warm runs, "base-cold"/"base-warm", to
- * the same run, e.g. the design before the local service), BENCH_PI_PROF
+ * the same run, e.g. the design before the local service), BENCH_PI_BASELINE_ENV (JSON: env added to
+ * the baseline's runs only, e.g. `{"CONDENSE_SERVICE_NICE":"0"}` with this checkout as the baseline
+ * for an A/B of one setting), BENCH_PI_PROF
  * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
  * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each).
  */
@@ -32,6 +34,7 @@ const STEPS = Number(process.env.BENCH_PI_STEPS) || 40;
 const REPS = Number(process.env.BENCH_PI_REPS) || 3;
 const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
 const PROF = process.env.BENCH_PI_PROF;
+const BASELINE_ENV = JSON.parse(process.env.BENCH_PI_BASELINE_ENV ?? "{}") as Record<string, string>;
 const PI_CLI = join(EXTENSION_DIR, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js");
 
 const bench: Scenario = (step) =>
@@ -99,7 +102,13 @@ const piOf = (ext: string | null) => ({
   cli: ext && ext !== EXTENSION_DIR ? join(ext, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js") : PI_CLI,
 });
 
-async function runOnce(llm: FakeLlm, home: PiHome, variant: string, ext: string | null): Promise<RunResult> {
+async function runOnce(
+  llm: FakeLlm,
+  home: PiHome,
+  variant: string,
+  ext: string | null,
+  extraEnv: Record<string, string> = {},
+): Promise<RunResult> {
   const withCondense = ext !== null;
   const from = llm.requests.length;
   const args = [
@@ -133,6 +142,7 @@ async function runOnce(llm: FakeLlm, home: PiHome, variant: string, ext: string 
         PI_CODING_AGENT_DIR: home.agentDir,
         PI_OFFLINE: "1",
         CONDENSE_QUIET: "1",
+        ...extraEnv,
       },
       stdio: ["ignore", "ignore", "pipe"],
     },
@@ -202,8 +212,9 @@ async function main(): Promise<void> {
       await stopLocalService(join(h.agentDir, "condense")).catch(() => {});
       if (BASELINE) {
         const b = home("baseline");
-        results.push(await runOnce(llm, b, "base-cold", BASELINE));
-        results.push(await runOnce(llm, b, "base-warm", BASELINE));
+        results.push(await runOnce(llm, b, "base-cold", BASELINE, BASELINE_ENV));
+        results.push(await runOnce(llm, b, "base-warm", BASELINE, BASELINE_ENV));
+        await stopLocalService(join(b.agentDir, "condense")).catch(() => {});
       }
       process.stderr.write(`rep ${rep + 1}/${REPS} done\n`);
     }

@@ -12,8 +12,6 @@ export interface ServiceConfig {
   dataDir: string;
   /** Stop after this long with no client and no flush; 0 never. */
   idleMs: number;
-  /** Niceness the service process takes at start (os.setPriority); 0 leaves it as inherited. */
-  nice: number;
   logLevel: LogLevel;
 }
 
@@ -22,7 +20,6 @@ export function serviceConfig(env: Env, options: ReadOptions = {}): ServiceConfi
   const config: ServiceConfig = {
     dataDir: dataRoot(env),
     idleMs: r.get("CONDENSE_SERVICE_IDLE_MS"),
-    nice: r.get("CONDENSE_SERVICE_NICE"),
     logLevel: r.get("CONDENSE_LOG_LEVEL"),
   };
   r.done();

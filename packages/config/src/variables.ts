@@ -278,13 +278,6 @@ export const VARIABLES = {
       "the local service stops after this long with no client connected and no flush queued or running; 0 never",
     readers: ["service", "cli"],
   }),
-  CONDENSE_SERVICE_NICE: variable({
-    kind: integer(0, 19),
-    default: 10,
-    description:
-      "the local service lowers its CPU priority to this niceness at start, so on a busy machine the agent's own process runs first; 0 keeps it",
-    readers: ["service"],
-  }),
   CONDENSE_SERVICE_ENTRY: optional({
     kind: text(),
     defaultText: "`@condense/service/daemon`",

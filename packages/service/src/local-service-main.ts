@@ -1,14 +1,12 @@
 /**
  * The local service's process: `node packages/service/bin/condense-service.mjs` (which loads this
  * through tsx). Configured by env only (@condense/config's service view): CONDENSE_DATA_DIR (default ~/.pi/agent/condense),
- * CONDENSE_SERVICE_IDLE_MS (default 10 minutes; 0 never stops), CONDENSE_SERVICE_NICE (default 10: the
- * service yields the CPU to the agents, process-priority.ts), CONDENSE_LOG_LEVEL (default info),
+ * CONDENSE_SERVICE_IDLE_MS (default 10 minutes; 0 never stops), CONDENSE_LOG_LEVEL (default info),
  * plus the worker's summarizer variables. Exits 75 when another live process owns the directory.
  */
 import { ConfigError, processEnv, serviceConfig } from "@condense/config";
 import { DataDirOwnedError } from "./data-dir-lock.ts";
 import { OWNED_EXIT_CODE, runLocalService } from "./local-service.ts";
-import { lowerPriority } from "./process-priority.ts";
 
 const env = processEnv();
 let config: ReturnType<typeof serviceConfig>;
@@ -19,9 +17,6 @@ try {
   process.exit(2);
 }
 
-// Before the database and the worker start, so every thread they add inherits it.
-const priority = lowerPriority(config.nice);
-
 try {
   const running = await runLocalService({
     dataDir: config.dataDir,
@@ -29,7 +24,6 @@ try {
     env,
     logLevel: config.logLevel,
   });
-  if (config.nice > 0) running.logger.info({ nice: config.nice, ...priority }, "local service priority");
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => void running.stop(signal));
   // Crash-only: after an error nothing caught, exit; the owner lock is taken over and the next client
   // that needs the service starts a fresh one (commits are idempotent, queued requests are re-swept).

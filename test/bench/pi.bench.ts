@@ -15,7 +15,7 @@
  * Env: BENCH_PI_STEPS (default 40), BENCH_PI_REPS (default 3), BENCH_PI_BASELINE_EXTENSION_DIR
  * (another checkout's packages/pi-extension, run under that checkout's own pi: adds its cold and warm runs, "base-cold"/"base-warm", to
  * the same run, e.g. the design before the local service), BENCH_PI_BASELINE_ENV (JSON: env added to
- * the baseline's runs only, e.g. `{"CONDENSE_SERVICE_NICE":"0"}` with this checkout as the baseline
+ * the baseline's runs only, e.g. `{"CONDENSE_SHUTDOWN_DRAIN_MS":"1"}` with this checkout as the baseline
  * for an A/B of one setting), BENCH_PI_PROF
  * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
  * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each).

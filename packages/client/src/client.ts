@@ -156,7 +156,7 @@ export interface CondenseClient {
   handOffSummarizer(): Promise<HandOffResult>;
   /**
    * Wait until everything queued has been acknowledged (bounded). `whileReachable`: give up as soon as
-   * the service is not answering (still starting, or the head of the queue failing); what is queued
+   * no service has answered this process yet (a first start, which can take seconds); what is queued
    * stays queued, and captures stay in the spool for the next process on the session.
    */
   drain(timeoutMs?: number, options?: { whileReachable?: boolean }): Promise<boolean>;
@@ -349,7 +349,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
 
     async drain(timeoutMs = 10_000, drainOptions = {}) {
       scheduler.runPendingBuild();
-      const stalled = drainOptions.whileReachable ? () => !connection.reachable() || outbox.degraded : undefined;
+      const stalled = drainOptions.whileReachable ? () => !connection.reachable() : undefined;
       return outbox.drain(timeoutMs, stalled);
     },
 

@@ -188,7 +188,9 @@ export function localServiceHost(options: LocalServiceOptions): LocalServiceHost
     adminKey: () => readKey(paths.adminKeyFile),
     // The service is shared by every client on this machine; closing a client never stops it.
     close: async () => {},
-    reachable: () => apiKey !== null && ensuring === null,
+    // Once a service has answered this process it is worth waiting for (a restart after a crash is quick);
+    // before that, it is a first start, which can take seconds.
+    reachable: () => apiKey !== null,
   };
 }
 

@@ -19,7 +19,7 @@ export interface CondenseHost {
   /** JSON requests without web Request/Response objects (the local service's socket), else through `fetch`. */
   request?: PlainRequest;
   close(): Promise<void>;
-  /** False while no service has answered yet (a local service still starting); absent: always reachable. */
+  /** False while no service has answered this process yet (a local service's first start); absent: always reachable. */
   reachable?(): boolean;
 }
 

@@ -85,9 +85,9 @@ export default function condense(pi: ExtensionAPI): void {
     const s = session;
     session = undefined;
     if (!s) return;
-    // Give queued captures and flush requests a moment to reach a service that answers; one still
-    // starting (or failing) is not waited for: pi exits at once, the spool keeps the captures for the
-    // next process on this session, and its start rearms the flush.
+    // Give queued captures and flush requests a moment to reach the service; one that has not answered
+    // this process yet (a first start) is not waited for: pi exits at once, the spool keeps the captures
+    // for the next process on this session, and its start resends them and rearms the flush.
     await s.client.drain(extensionConfig().shutdownDrainMs, { whileReachable: true }).catch(() => false);
     await s.client.close().catch(() => {});
     // The last applied state's write, so the next process on this session renders with it.

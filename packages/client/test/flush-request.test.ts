@@ -97,7 +97,17 @@ describe("buildFlushRequest: one chain detection, cached sizes", () => {
     [],
     [],
     [],
-    { lastAttemptedTurnIndex: 2, lastAttemptedToolCallId: "bash_0_2" },
+    {
+      lastAttemptedToolCallId: "bash_0_2",
+      lastAttemptedToolName: "bash",
+      lastAttemptedTurnIndex: 2,
+      lastAttemptedTimestamp: 7,
+      attemptedBatchCount: 1,
+      attemptedToolCallCount: 3,
+      rawCharCount: 1200,
+      summaryCharCount: 100,
+      outcome: "summarized",
+    },
     emptyStats(),
   );
   const cases: { name: string; input: FlushInput }[] = [];
@@ -107,11 +117,11 @@ describe("buildFlushRequest: one chain detection, cached sizes", () => {
     const closing = reply(10_000 + n);
     cases.push({
       name: `${n} chains, reply appended`,
-      input: { trigger: "reply", branch: open, closingMessage: closing },
+      input: { trigger: "message-end", branch: open, closingMessage: closing },
     });
     cases.push({
       name: `${n} chains, reply already persisted`,
-      input: { trigger: "reply", branch: [...open, closing], closingMessage: closing },
+      input: { trigger: "message-end", branch: [...open, closing], closingMessage: closing },
     });
     cases.push({
       name: `${n} chains, budget, no reply`,
@@ -119,11 +129,11 @@ describe("buildFlushRequest: one chain detection, cached sizes", () => {
     });
     cases.push({
       name: `${n} closed chains, reply closes none`,
-      input: { trigger: "reply", branch: closed, closingMessage: closing },
+      input: { trigger: "message-end", branch: closed, closingMessage: closing },
     });
     cases.push({
       name: `${n} chains, tool-calling assistant appended`,
-      input: { trigger: "turn-end" as never, branch: open, closingMessage: call(20_000, "late") },
+      input: { trigger: "delta", branch: open, closingMessage: call(20_000, "late") },
     });
   }
   for (const { name, input } of cases) {

@@ -13,8 +13,10 @@
  * and stubs happen inside the run, so the service works while the agent does.
  *
  * Env: BENCH_PI_STEPS (default 40), BENCH_PI_REPS (default 3), BENCH_PI_BASELINE_EXTENSION_DIR
- * (another checkout's packages/pi-extension: adds its cold and warm runs, "base-cold"/"base-warm", to
- * the same run, e.g. the design before the local service), BENCH_PI_PROF
+ * (another checkout's packages/pi-extension, run under that checkout's own pi: adds its cold and warm runs, "base-cold"/"base-warm", to
+ * the same run, e.g. the design before the local service), BENCH_PI_BASELINE_ENV (JSON: env added to
+ * the baseline's runs only, e.g. `{"CONDENSE_SHUTDOWN_DRAIN_MS":"1"}` with this checkout as the baseline
+ * for an A/B of one setting), BENCH_PI_PROF
  * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
  * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each).
  */
@@ -32,6 +34,7 @@ const STEPS = Number(process.env.BENCH_PI_STEPS) || 40;
 const REPS = Number(process.env.BENCH_PI_REPS) || 3;
 const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
 const PROF = process.env.BENCH_PI_PROF;
+const BASELINE_ENV = JSON.parse(process.env.BENCH_PI_BASELINE_ENV ?? "{}") as Record<string, string>;
 
 const bench: Scenario = (step) =>
   step < STEPS
@@ -92,14 +95,33 @@ function vmHwmMb(pid: number): number | null {
   }
 }
 
-async function runOnce(llm: FakeLlm, home: PiHome, variant: string, ext: string | null): Promise<RunResult> {
+/** pi of the checkout that holds a baseline's `ext`: it runs under its own pi, never loading a second copy of pi's modules. */
+const baselinePi = (ext: string | null) =>
+  ext && ext !== EXTENSION_DIR
+    ? {
+        pi: {
+          bin: join(ext, "node_modules/.bin/pi"),
+          cli: join(ext, "node_modules/@mariozechner/pi-coding-agent/dist/cli.js"),
+        },
+      }
+    : undefined;
+
+async function runOnce(
+  llm: FakeLlm,
+  home: PiHome,
+  variant: string,
+  ext: string | null,
+  extraEnv: Record<string, string> = {},
+): Promise<RunResult> {
   const withCondense = ext !== null;
   const from = llm.requests.length;
   const started = Date.now();
   const child = spawnPi(home, {
     args: ["SCENARIO B: run the steps"],
     extension: ext,
-    ...(PROF ? { cpuProfDir: PROF } : {}),
+    env: extraEnv,
+    ...(baselinePi(ext) ?? {}),
+    ...(PROF ? { cpuProfDir: join(PROF, variant) } : {}),
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
@@ -167,8 +189,9 @@ async function main(): Promise<void> {
       await stopLocalService(join(h.agentDir, "condense")).catch(() => {});
       if (BASELINE) {
         const b = home("baseline");
-        results.push(await runOnce(llm, b, "base-cold", BASELINE));
-        results.push(await runOnce(llm, b, "base-warm", BASELINE));
+        results.push(await runOnce(llm, b, "base-cold", BASELINE, BASELINE_ENV));
+        results.push(await runOnce(llm, b, "base-warm", BASELINE, BASELINE_ENV));
+        await stopLocalService(join(b.agentDir, "condense")).catch(() => {});
       }
       process.stderr.write(`rep ${rep + 1}/${REPS} done\n`);
     }

@@ -94,6 +94,8 @@ export interface SpawnPiOptions {
   extension?: string | null;
   /** Run pi's entry under this node with --cpu-prof, writing the profiles to this directory. */
   cpuProfDir?: string;
+  /** Another checkout's pi (its `.bin/pi` and its CLI entry), e.g. a baseline extension's own pi. */
+  pi?: { bin: string; cli: string };
   stdio?: StdioOptions;
 }
 
@@ -106,6 +108,7 @@ const PI_CLI = join(EXTENSION_DIR, "node_modules/@mariozechner/pi-coding-agent/d
  */
 export function spawnPi(home: PiHome, options: SpawnPiOptions = {}): ChildProcess {
   const { mode = "json", args = [], env = {}, extension = EXTENSION_DIR, cpuProfDir } = options;
+  const pi = options.pi ?? { bin: PI_BIN, cli: PI_CLI };
   const piArgs = [
     "--mode",
     mode,
@@ -125,8 +128,8 @@ export function spawnPi(home: PiHome, options: SpawnPiOptions = {}): ChildProces
   ];
   // --cpu-prof is refused in NODE_OPTIONS, so a profiled pi runs its entry under node directly.
   const [bin, argv] = cpuProfDir
-    ? [process.execPath, ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`, PI_CLI, ...piArgs]]
-    : [PI_BIN, piArgs];
+    ? [process.execPath, ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`, pi.cli, ...piArgs]]
+    : [pi.bin, piArgs];
   return spawn(bin, argv, {
     cwd: home.workDir,
     env: {

@@ -18,6 +18,9 @@ import { Outbox, type CaptureAck, type FlushAck, type OutboxItem } from "./outbo
 import { NOT_HANDED_OFF, type SummarizerHandOff } from "./summarizer-handoff.ts";
 import { CondenseHttpError, type Transport } from "./transport.ts";
 
+/** How often a drain that gives up on an unreachable service checks for it. */
+const STALL_CHECK_MS = 25;
+
 export interface CaptureOutbox {
   /** Capture one finished turn against `state`; null when it holds nothing to capture. */
   capture(
@@ -30,8 +33,8 @@ export interface CaptureOutbox {
   enqueueFlush(body: Omit<FlushRequestBody, "flushId">): void;
   readonly size: number;
   readonly degraded: boolean;
-  /** Wait until everything queued has been acknowledged (bounded). */
-  drain(timeoutMs: number): Promise<boolean>;
+  /** Wait until everything queued has been acknowledged (bounded); `stalled`, checked as it waits, gives up early. */
+  drain(timeoutMs: number, stalled?: () => boolean): Promise<boolean>;
   close(): void;
 }
 
@@ -79,16 +82,26 @@ export function openCaptureOutbox(o: {
     get degraded() {
       return outbox.degraded;
     },
-    async drain(timeoutMs) {
+    async drain(timeoutMs, stalled) {
+      if (outbox.size === 0) return true;
+      if (stalled?.()) return false;
       let timer: NodeJS.Timeout | undefined;
+      let check: NodeJS.Timeout | undefined;
       const done = await Promise.race([
         outbox.drain().then(() => true),
         new Promise<boolean>((resolve) => {
           timer = setTimeout(() => resolve(false), timeoutMs);
           timer.unref?.();
+          if (stalled) {
+            check = setInterval(() => {
+              if (stalled()) resolve(false);
+            }, STALL_CHECK_MS);
+            check.unref?.();
+          }
         }),
       ]);
       clearTimeout(timer);
+      clearInterval(check);
       return done;
     },
     close() {

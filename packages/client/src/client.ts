@@ -28,6 +28,7 @@ import { DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.ts";
 import { openCaptureOutbox } from "./capture-outbox.ts";
 import { eventEmitter, type ClientEvent } from "./client-events.ts";
 import { FlushScheduler } from "./flush-scheduler.ts";
+import { messageSizes } from "./message-sizes.ts";
 import { RenderSession } from "./render-session.ts";
 import { attachStateCache, type StateCache } from "./state-cache.ts";
 import { connectService, type CondenseHost } from "./service-connection.ts";
@@ -117,11 +118,12 @@ export interface CondenseClient {
   /**
    * An assistant message ended. `callUsage` is the request's cache usage when the caller measured it
    * itself (a replay); by default the message's own `usage` (pi-ai) calibrates the `roi` policy.
+   * `usage` (the context's size) is only needed when a flush is asked for: a function is called then only.
    */
   messageEnd(
     message: AgentMessage,
     branch: () => readonly AgentMessage[],
-    usage?: ContextUsage | null,
+    usage?: ContextUsage | null | (() => ContextUsage | null | undefined),
     callUsage?: CallUsage | null,
   ): TriggerDecision;
   /** The host knows the next request starts cold (model switch, its own compaction): under `roi`, a moment to flush. */
@@ -152,8 +154,12 @@ export interface CondenseClient {
   importState(body: unknown): Promise<boolean>;
   /** Resolve and send the summarizer hand-off now (start, model change); no-op without `summarizerHandOff`. */
   handOffSummarizer(): Promise<HandOffResult>;
-  /** Wait until everything queued has been acknowledged (bounded). */
-  drain(timeoutMs?: number): Promise<boolean>;
+  /**
+   * Wait until everything queued has been acknowledged (bounded). `whileReachable`: give up as soon as
+   * no service has answered this process yet (a first start, which can take seconds); what is queued
+   * stays queued, and captures stay in the spool for the next process on the session.
+   */
+  drain(timeoutMs?: number, options?: { whileReachable?: boolean }): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -169,6 +175,8 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const now = options.now ?? Date.now;
 
+  // One size per message object for the whole session, shared by renders' metrics and flush requests.
+  const sizeOf = messageSizes();
   const connection = connectService(options, sessionPath, () => session.mirror, backoff, emit);
   const { transport, handOff } = connection;
   const session: RenderSession = new RenderSession({
@@ -178,6 +186,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     settings: () => settings,
     ...(options.maxApplyDeferrals !== undefined ? { maxApplyDeferrals: options.maxApplyDeferrals } : {}),
     onLanded: (tokens) => scheduler.trigger.landed(tokens),
+    sizeOf,
     emit,
   });
   // Read now; seeds the mirror if it loads before a sync or render (and is saved at each apply).
@@ -200,6 +209,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     settings: () => settings,
     now,
     onMetrics: (m) => session.noteMetrics(m),
+    sizeOf,
     emit,
   });
   const { trigger } = scheduler;
@@ -337,9 +347,10 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
       return handOff ? handOff.send() : Promise.resolve({ sent: false, notices: [] });
     },
 
-    async drain(timeoutMs = 10_000) {
+    async drain(timeoutMs = 10_000, drainOptions = {}) {
       scheduler.runPendingBuild();
-      return outbox.drain(timeoutMs);
+      const stalled = drainOptions.whileReachable ? () => !connection.reachable() : undefined;
+      return outbox.drain(timeoutMs, stalled);
     },
 
     async close() {

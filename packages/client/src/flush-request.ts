@@ -3,7 +3,8 @@
  * metrics snapshot, the chains the client detected on its branch (with the closing reply threaded in on
  * the reply path, CAP-CHAIN-4) and, per chain, whether recovery grace defers it (CAP-QUERY-6), plus the
  * session settings. The worker never sees the agent's messages, so everything that needs them is
- * computed here, off the agent's critical path.
+ * computed here, off the agent's critical path. Chains are detected once and serve both the request
+ * and the metrics' chain share; message sizes come from the caller's cache (message-sizes.ts).
  */
 import {
   computeContextMetrics,
@@ -16,6 +17,7 @@ import {
   type CondenseState,
   type DetectedChain,
   type FlushTrigger,
+  type SizeOf,
 } from "@condense/core";
 import type { FlushChainInput, FlushMetricsInput, FlushRequest } from "@condense/contract";
 
@@ -58,20 +60,44 @@ function toFlushChain(c: DetectedChain, grace: ReadonlySet<string>): FlushChain 
   };
 }
 
+/**
+ * The chains of `branch` from those of `detection` (= branch + an appended message, CAP-CHAIN-4),
+ * when that is exact: an appended assistant only ever closes (emits) the trailing open chain, at its
+ * own index, and changes no earlier one. Null for any other appended role (detect again).
+ */
+function chainsBefore(
+  detected: readonly DetectedChain[],
+  detection: readonly AgentMessage[],
+  branch: readonly AgentMessage[],
+): readonly DetectedChain[] | null {
+  if (detection === branch) return detected;
+  if (detection.length !== branch.length + 1 || detection[branch.length]?.role !== "assistant") return null;
+  const last = detected[detected.length - 1];
+  return last && last.endIndex >= branch.length ? detected.slice(0, -1) : detected;
+}
+
 export function buildFlushRequest(
   input: FlushInput,
   state: CondenseState,
   settings: CondenseSettings,
+  sizeOf?: SizeOf,
 ): Omit<FlushRequestBody, "flushId"> {
   const detection = withClosingMessage(input.branch, input.closingMessage);
   // Grace is computed on the branch without the closing message (CAP-CHAIN-4).
   const grace = graceSet(input.branch, settings.recoveryGraceTurns);
+  const detected = detectChains(detection, settings);
   const chains: FlushChain[] = [];
-  for (const c of detectChains(detection, settings)) {
+  for (const c of detected) {
     const fc = toFlushChain(c, grace);
     if (fc) chains.push(fc);
   }
-  const metrics: FlushMetricsSnapshot = { ...computeContextMetrics(input.branch, state, settings) };
+  const branchChains = chainsBefore(detected, detection, input.branch);
+  const metrics: FlushMetricsSnapshot = {
+    ...computeContextMetrics(input.branch, state, settings, {
+      ...(sizeOf ? { sizeOf } : {}),
+      ...(branchChains ? { chains: branchChains } : {}),
+    }),
+  };
   if (input.usage) {
     metrics.tokens = input.usage.tokens;
     metrics.contextWindow = input.usage.contextWindow;

@@ -12,6 +12,7 @@ import {
   type ContextMetrics,
   type ContextUsage,
   type FlushTrigger,
+  type SizeOf,
 } from "@condense/core";
 import type { CaptureOutbox } from "./capture-outbox.ts";
 import type { Emit } from "./client-events.ts";
@@ -28,6 +29,8 @@ export interface FlushSchedulerDeps {
   now(): number;
   /** A flush request's metrics snapshot: the newest context metrics. */
   onMetrics(metrics: ContextMetrics): void;
+  /** Message sizes for the metrics snapshot (message-sizes.ts). */
+  sizeOf?: SizeOf;
   emit: Emit;
 }
 
@@ -63,13 +66,14 @@ export class FlushScheduler {
   messageEnd(
     message: AgentMessage,
     branch: () => readonly AgentMessage[],
-    usage?: ContextUsage | null,
+    usage?: ContextUsage | null | (() => ContextUsage | null | undefined),
     callUsage?: CallUsage | null,
   ): TriggerDecision {
     const { trigger } = this;
     trigger.calibrate(this.deps.knownState());
     const d = trigger.messageEnd(this.deps.settings(), message, callUsage);
-    if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), d.closingMessage, usage, true);
+    if (d.flush && d.trigger)
+      this.postFlush(d.trigger, branch(), d.closingMessage, typeof usage === "function" ? usage() : usage, true);
     return d;
   }
 
@@ -142,6 +146,7 @@ export class FlushScheduler {
           { trigger: trig, branch, ...(closingMessage ? { closingMessage } : {}), ...(usage ? { usage } : {}) },
           state,
           current,
+          deps.sizeOf,
         );
         if (deps.handOff?.active) body.summarizerHandedOff = true;
         body.metrics = { ...body.metrics, ...expected };

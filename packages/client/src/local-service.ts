@@ -1,7 +1,8 @@
 /**
  * The client side of the per-user local service: reach it over the Unix socket in the data directory,
  * and start it (detached, so it outlives this process) when nothing answers there. Every request goes
- * through `fetch` below, so a service that died (even SIGKILL) is restarted by the next request that
+ * through `fetch` or `request` below (JSON requests take the plain `request`: no web Request/Response
+ * objects on the agent's process), so a service that died (even SIGKILL) is restarted by the next request that
  * needs it; the outbox's retries cover the moments in between. Two processes starting it at once is
  * harmless: the service takes the data directory's owner lock, the loser exits, both clients find the
  * winner on the socket.
@@ -13,7 +14,8 @@ import type { CondenseHost } from "./client.ts";
 import { localServicePaths, type LocalServicePaths } from "./local-service-paths.ts";
 import { ownerIsAlive, readOwnerLock } from "./owner-lock.ts";
 import { isNoListener, socketFetch } from "./socket-fetch.ts";
-import type { FetchLike } from "./transport.ts";
+import { socketAgent, socketRequest } from "./socket-request.ts";
+import type { FetchLike, PlainRequest } from "./transport.ts";
 
 export interface LocalServiceOptions {
   dataDir: string;
@@ -42,7 +44,10 @@ export interface LocalServiceHost extends CondenseHost {
 
 export function localServiceHost(options: LocalServiceOptions): LocalServiceHost {
   const paths = localServicePaths(options.dataDir);
-  const raw = socketFetch(paths.socket);
+  // One pool of kept-alive connections for both ways of asking.
+  const agent = socketAgent();
+  const raw = socketFetch(paths.socket, agent);
+  const rawRequest = socketRequest(paths.socket, agent);
   const startTimeoutMs = options.startTimeoutMs ?? 30_000;
   let ensuring: Promise<void> | null = null;
   let apiKey: string | null = null;
@@ -156,16 +161,36 @@ export function localServiceHost(options: LocalServiceOptions): LocalServiceHost
     }
   };
 
+  const request: PlainRequest = async (req, signal) => {
+    if (apiKey === null) await untilAborted(ensure(), signal);
+    const keyed = () =>
+      apiKey && !("authorization" in req.headers)
+        ? { ...req, headers: { ...req.headers, authorization: `Bearer ${apiKey}` } }
+        : req;
+    try {
+      return await rawRequest(keyed(), signal);
+    } catch (err) {
+      if (!isNoListener(err) || signal?.aborted) throw err;
+      // The service is gone (stopped when idle, or crashed): start it again and retry once.
+      await untilAborted(ensure(), signal);
+      return rawRequest(keyed(), signal);
+    }
+  };
+
   return {
     baseUrl: LOCAL_ORIGIN,
     // The key travels in `fetch` (it is read once the service is up, and again after a restart).
     apiKey: "",
     fetch,
+    request,
     paths,
     ensure,
     adminKey: () => readKey(paths.adminKeyFile),
     // The service is shared by every client on this machine; closing a client never stops it.
     close: async () => {},
+    // Once a service has answered this process it is worth waiting for (a restart after a crash is quick);
+    // before that, it is a first start, which can take seconds.
+    reachable: () => apiKey !== null,
   };
 }
 

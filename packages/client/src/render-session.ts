@@ -17,6 +17,7 @@ import {
   type ContextMetrics,
   type DiagCounts,
   type Diagnostic,
+  type SizeOf,
   type SummaryEntry,
 } from "@condense/core";
 import type { BackoffPolicy } from "./backoff.ts";
@@ -35,6 +36,8 @@ export interface RenderSessionOptions {
   maxApplyDeferrals?: number;
   /** A newly applied state took `tokens` out of the context (the landed flush's reclaim). */
   onLanded(tokens: number): void;
+  /** Message sizes for the metrics (message-sizes.ts). */
+  sizeOf?: SizeOf;
   emit: Emit;
 }
 
@@ -82,6 +85,8 @@ export class RenderSession {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`initial sync exceeded ${timeoutMs} ms`)), timeoutMs);
+      // Never what keeps a finished process alive (pi exiting while its service still starts).
+      timer.unref?.();
     });
     try {
       await Promise.race([this.mirror.pull(), timeout]);
@@ -223,7 +228,9 @@ export class RenderSession {
 
   private safeMetrics(branch: readonly AgentMessage[]): ContextMetrics | null {
     try {
-      return computeContextMetrics(branch, this.mirror.applied, this.o.settings());
+      return computeContextMetrics(branch, this.mirror.applied, this.o.settings(), {
+        ...(this.o.sizeOf ? { sizeOf: this.o.sizeOf } : {}),
+      });
     } catch (error) {
       this.o.emit({ type: "error", where: "metrics", error });
       return null;

@@ -8,7 +8,7 @@ import type { BackoffPolicy } from "./backoff.ts";
 import type { Emit } from "./client-events.ts";
 import type { StateMirror } from "./state-mirror.ts";
 import { SummarizerHandOff, type ResolveHandOff } from "./summarizer-handoff.ts";
-import { createTransport, type FetchLike, type Transport } from "./transport.ts";
+import { createTransport, type FetchLike, type PlainRequest, type Transport } from "./transport.ts";
 import { VersionWatch } from "./version-watch.ts";
 
 /** An in-process service (embedded mode): the API app's fetch plus a key it accepts. */
@@ -16,7 +16,11 @@ export interface CondenseHost {
   baseUrl: string;
   apiKey: string;
   fetch: FetchLike;
+  /** JSON requests without web Request/Response objects (the local service's socket), else through `fetch`. */
+  request?: PlainRequest;
   close(): Promise<void>;
+  /** False while no service has answered this process yet (a local service's first start); absent: always reachable. */
+  reachable?(): boolean;
 }
 
 export interface ServiceConnectionOptions {
@@ -36,6 +40,8 @@ export interface ServiceConnection {
   readonly handOff: SummarizerHandOff | null;
   /** Start following the session's versions into `mirror` (idempotent). */
   watchVersions(): void;
+  /** False while the host has not answered yet (see CondenseHost.reachable). */
+  reachable(): boolean;
   close(): Promise<void>;
 }
 
@@ -49,9 +55,18 @@ export function connectService(
   // The transport resolves the host lazily, so creating a client never blocks and an embedded service
   // starts on first use.
   let hostPromise: Promise<CondenseHost> | null = null;
+  let resolvedHost: CondenseHost | null = typeof options.host === "object" ? options.host : null;
   const resolveHost = (): Promise<CondenseHost> => {
     if (!options.host) throw new Error("no host");
-    if (!hostPromise) hostPromise = typeof options.host === "function" ? options.host() : Promise.resolve(options.host);
+    if (!hostPromise) {
+      hostPromise = typeof options.host === "function" ? options.host() : Promise.resolve(options.host);
+      void hostPromise.then(
+        (h) => {
+          resolvedHost = h;
+        },
+        () => {},
+      );
+    }
     return hostPromise;
   };
   let transport: Transport;
@@ -70,6 +85,7 @@ export function connectService(
           baseUrl: h.baseUrl,
           apiKey: h.apiKey,
           fetch: h.fetch,
+          ...(h.request ? { plainRequest: h.request } : {}),
           timeoutMs: options.requestTimeoutMs ?? 30_000,
         }),
       ));
@@ -100,6 +116,10 @@ export function connectService(
         onError: (error) => emit({ type: "error", where: "state pull", error, willRetry: true }),
       });
       watch.start();
+    },
+    reachable() {
+      if (options.url) return true;
+      return resolvedHost?.reachable?.() ?? resolvedHost !== null;
     },
     async close() {
       closed = true;

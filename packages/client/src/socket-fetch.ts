@@ -9,16 +9,16 @@
  * longer pays a connect and the service's per-connection setup. An idle pooled connection is unref'd
  * by node, so it never keeps a finished process alive, and is closed after FREE_SOCKET_MS, below the
  * service's own keep-alive timeout (node's 5 s default), so a reused connection is never one the
- * service is closing.
+ * service is closing. JSON requests take the lighter socketRequest (socket-request.ts); this serves
+ * the SSE stream and callers that want a web Response.
  */
-import { Agent, request as httpRequest, type IncomingMessage } from "node:http";
+import { type Agent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
+import { socketAgent } from "./socket-request.ts";
 import type { FetchLike } from "./transport.ts";
 
-const FREE_SOCKET_MS = 4_000;
-
-export function socketFetch(socketPath: string): FetchLike {
-  const agent = new Agent({ keepAlive: true, timeout: FREE_SOCKET_MS });
+/** `agent`: shared with socketRequest (socket-request.ts), so both reuse one pool of connections. */
+export function socketFetch(socketPath: string, agent: Agent = socketAgent()): FetchLike {
   return (input, init) => {
     const req0 = input instanceof Request ? input : null;
     const url = new URL(req0 ? req0.url : String(input));

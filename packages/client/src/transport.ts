@@ -5,16 +5,27 @@
  * HTTP contract is exercised either way. Every error carries a code of the contract's one vocabulary:
  * the API's own code when it answered with its error body, the status's code otherwise, and a
  * transport code (unreachable, timeout, cancelled, bad_response) when no usable answer arrived.
+ * A host may also give a plain request function (`request`, the local service's socket-request.ts):
+ * JSON requests then skip web Request/Response objects entirely, with the same timeout, codes and
+ * messages; streams always go through `fetch`.
  */
 import { type ErrorCode, isErrorCode, statusToCode } from "@condense/contract/vocabulary";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** One whole request and its whole answer as text; `path` includes the query. Rejects when no answer arrived. */
+export type PlainRequest = (
+  req: { method: string; path: string; headers: Record<string, string>; body?: string },
+  signal?: AbortSignal,
+) => Promise<{ status: number; text: string }>;
 
 export interface TransportOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8787` (embedded: any origin, the app ignores it). */
   baseUrl: string;
   apiKey?: string;
   fetch?: FetchLike;
+  /** JSON requests go through this instead of `fetch` when given (paths relative to the API's root). */
+  plainRequest?: PlainRequest;
   /** Per request; the SSE stream has none. */
   timeoutMs?: number;
 }
@@ -45,6 +56,8 @@ const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 export function createTransport(options: TransportOptions): Transport {
   const fetchFn: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const base = options.baseUrl.replace(/\/+$/, "");
+  // The base URL's own path (a fleet behind a prefix): plain requests carry the path alone.
+  const basePath = options.plainRequest ? new URL(base).pathname.replace(/\/+$/, "") : "";
   const timeoutMs = options.timeoutMs ?? 10_000;
   const headers = (json: boolean): Record<string, string> => ({
     ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
@@ -58,23 +71,42 @@ export function createTransport(options: TransportOptions): Transport {
     body?: unknown,
     signal?: AbortSignal,
   ): Promise<T> {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let res: Response;
+    // One controller per request: the caller's signal and a plain (unref'd) timer both abort it.
+    const control = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      control.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }, timeoutMs);
+    timer.unref?.();
+    const onAbort = () => control.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    let status: number;
+    let text: string;
     try {
-      res = await fetchFn(base + path, {
+      const init = {
         method,
         headers: headers(body !== undefined),
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: combined,
-      });
+      };
+      if (options.plainRequest) {
+        ({ status, text } = await options.plainRequest({ ...init, path: basePath + path }, control.signal));
+      } else {
+        const res = await fetchFn(base + path, { ...init, signal: control.signal });
+        status = res.status;
+        text = await res.text().catch(() => "");
+      }
     } catch (err) {
-      const code: ErrorCode = timeout.aborted ? "timeout" : signal?.aborted ? "cancelled" : "unreachable";
+      const code: ErrorCode = timedOut ? "timeout" : signal?.aborted ? "cancelled" : "unreachable";
       const why =
         code === "timeout" ? `timed out after ${timeoutMs} ms` : err instanceof Error ? err.message : String(err);
       throw new CondenseHttpError(0, code, `${method} ${path}: ${why}`, true);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
     }
-    const text = await res.text().catch(() => "");
+    const res = { status, ok: status >= 200 && status < 300 };
     if (!res.ok) {
       let code: ErrorCode = statusToCode(res.status);
       let message = text.slice(0, 300);

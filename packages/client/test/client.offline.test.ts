@@ -310,4 +310,84 @@ describe("client offline behaviour", () => {
     expect(api.calls.filter((c) => c.path.includes("/state?since=0")).length).toBe(2);
     await client.close();
   });
+
+  it("a drain while the service is unreachable gives up at once; the spool keeps the capture for the next process", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "condense-drain-"));
+    const spoolPath = join(dir, "s.spool.jsonl");
+    const api = scriptedApi({ down: false });
+    // A local service still starting: the host never resolves while this process runs.
+    const never = new Promise<never>(() => {});
+    const client = createCondenseClient({
+      host: () => never,
+      sessionId: "s",
+      spoolPath,
+      backoff: fastBackoff,
+      sse: false,
+    });
+    const r = client.capture({ ...turn("bash_1", 100, big(30)), turnIndex: 0 });
+    const t0 = performance.now();
+    expect(await client.drain(5_000, { whileReachable: true })).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    await client.close();
+    expect(readFileSync(spoolPath, "utf8")).toContain(r.captureId!);
+    // The next process on the session sends it once its service answers, and then drains.
+    const second = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      spoolPath,
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
+    expect(await second.drain(5_000, { whileReachable: true })).toBe(true);
+    expect(
+      api.calls.some(
+        (c) => c.path.endsWith("/captures") && (c.body as { captureId: string }).captureId === r.captureId,
+      ),
+    ).toBe(true);
+    await second.close();
+  });
+
+  it("a drain against a service that answers waits for the acknowledgements", async () => {
+    const api = scriptedApi({ down: false });
+    const host = { baseUrl: "http://api", apiKey: "k", fetch: api.fetch, close: async () => {}, reachable: () => true };
+    const client = createCondenseClient({ host, sessionId: "s", backoff: fastBackoff, sse: false });
+    client.capture({ ...turn("bash_1", 100, big(30)), turnIndex: 0 });
+    expect(await client.drain(5_000, { whileReachable: true })).toBe(true);
+    expect(client.outboxSize).toBe(0);
+    await client.close();
+  });
+
+  it("the context's size at a message end is asked for only when that message asks for a flush", async () => {
+    const api = scriptedApi({ down: false });
+    const client = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: api.fetch,
+      backoff: fastBackoff,
+      sse: false,
+    });
+    const t = turn("bash_1", 100, big(30));
+    const reply = {
+      role: "assistant",
+      content: [{ type: "text", text: "done" }],
+      timestamp: 300,
+      stopReason: "stop",
+    } as AgentMessage;
+    const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
+    let asked = 0;
+    const usage = () => {
+      asked++;
+      return { tokens: 4321, contextWindow: 100_000 };
+    };
+    expect(client.messageEnd(t.message, () => branch, usage).flush).toBe(false);
+    expect(asked).toBe(0);
+    client.capture({ ...t, turnIndex: 0 });
+    expect(client.messageEnd(reply, () => [...branch, reply], usage).flush).toBe(true);
+    expect(asked).toBe(1);
+    expect(await client.drain(5_000)).toBe(true);
+    const flush = api.calls.find((c) => c.path.endsWith("/flushes"))!.body as { metrics: { tokens: number } };
+    expect(flush.metrics.tokens).toBe(4321);
+    await client.close();
+  });
 });

@@ -2,9 +2,10 @@
  * Context metrics (CAP-METRICS-2/3/4): thinking still billed in the open cycle, the share of the largest
  * chain (or open segment), and the tokens of tool output no flush has attempted yet. Plus the live
  * reclaim percentage of a render. Every function is one or two linear passes; per-message sizes are
- * serialized once.
+ * serialized once, or taken from the caller's `sizeOf` (a cache per message object), and the chains
+ * from the caller when it has detected them already.
  */
-import { detectChains } from "./chain-detect.ts";
+import { detectChains, type DetectedChain } from "./chain-detect.ts";
 import { occKey } from "./keys.ts";
 import {
   hasToolCall,
@@ -29,7 +30,10 @@ export interface ContextMetrics {
 /** tokens(x) = round(chars / 4), JS rounding (half up). */
 export const tokensOfChars = (chars: number): number => Math.round(chars / 4);
 
-function jsonLength(x: unknown): number {
+/** A message's size: its JSON length. */
+export type SizeOf = (message: AgentMessage) => number;
+
+export function jsonLength(x: unknown): number {
   try {
     return JSON.stringify(x)?.length ?? 0;
   } catch {
@@ -65,6 +69,7 @@ export function largestChainSharePct(
   messages: readonly AgentMessage[],
   settings: Pick<CondenseSettings, "protectedTools" | "protectedPaths">,
   sizes: readonly number[] = messages.map(jsonLength),
+  chains: readonly DetectedChain[] = detectChains(messages, settings),
 ): number {
   const prefix = new Array<number>(messages.length + 1);
   prefix[0] = 0;
@@ -72,7 +77,7 @@ export function largestChainSharePct(
   const total = prefix[messages.length]!;
   if (total === 0) return 0;
   let largest = 0;
-  for (const c of detectChains(messages, settings)) {
+  for (const c of chains) {
     if (c.endIndex < c.startIndex) continue;
     largest = Math.max(largest, prefix[c.endIndex + 1]! - prefix[c.startIndex]!);
   }
@@ -90,6 +95,7 @@ export function frontierGapTokens(
   messages: readonly AgentMessage[],
   state: CondenseState,
   settings: Pick<CondenseSettings, "protectedTools" | "protectedPaths">,
+  sizeOf: SizeOf = jsonLength,
 ): number {
   const rules = protectionRules(settings);
   const f = state.frontier;
@@ -135,9 +141,16 @@ export function frontierGapTokens(
     if (isSummarized(state, occKey(m.toolCallId, numericTimestamp(m)))) continue;
     const call = argsById.get(m.toolCallId);
     if (isProtectedCall(rules, m.toolName, call?.args)) continue;
-    tokens += tokensOfChars(jsonLength(m));
+    tokens += tokensOfChars(sizeOf(m));
   }
   return tokens;
+}
+
+export interface MetricsInputs {
+  /** Each message's size (default: its JSON length, serialized here). */
+  sizeOf?: SizeOf;
+  /** detectChains(messages, settings) when the caller has it already. */
+  chains?: readonly DetectedChain[];
 }
 
 /** All three metrics in one call; messages serialized once. Empty branch -> all zero. */
@@ -145,13 +158,15 @@ export function computeContextMetrics(
   messages: readonly AgentMessage[],
   state: CondenseState,
   settings: Pick<CondenseSettings, "protectedTools" | "protectedPaths">,
+  inputs: MetricsInputs = {},
 ): ContextMetrics {
   const list = Array.isArray(messages) ? messages : [];
   if (list.length === 0) return { openCycleThinkingTokens: 0, largestChainSharePct: 0, frontierGapTokens: 0 };
+  const sizeOf = inputs.sizeOf ?? jsonLength;
   return {
     openCycleThinkingTokens: openCycleThinkingTokens(list),
-    largestChainSharePct: largestChainSharePct(list, settings),
-    frontierGapTokens: frontierGapTokens(list, state, settings),
+    largestChainSharePct: largestChainSharePct(list, settings, list.map(sizeOf), inputs.chains),
+    frontierGapTokens: frontierGapTokens(list, state, settings, sizeOf),
   };
 }
 

@@ -85,8 +85,10 @@ export default function condense(pi: ExtensionAPI): void {
     const s = session;
     session = undefined;
     if (!s) return;
-    // Give queued captures and flush requests a moment to reach the service; the spool keeps the rest.
-    await s.client.drain(extensionConfig().shutdownDrainMs).catch(() => false);
+    // Give queued captures and flush requests a moment to reach the service; one that has not answered
+    // this process yet (a first start) is not waited for: pi exits at once, the spool keeps the captures
+    // for the next process on this session, and its start resends them and rearms the flush.
+    await s.client.drain(extensionConfig().shutdownDrainMs, { whileReachable: true }).catch(() => false);
     await s.client.close().catch(() => {});
     // The last applied state's write, so the next process on this session renders with it.
     await s.stateCache?.idle();
@@ -130,11 +132,14 @@ export default function condense(pi: ExtensionAPI): void {
     const message = event.message as unknown as AgentMessage;
     if (!isAssistant(message)) return;
     s.noteAssistant(message);
-    const usage = ctx.getContextUsage();
+    // The context's size only matters when this reply asks for a flush: pi estimates it on demand.
     const d = s.client.messageEnd(
       message,
       () => s.branch(),
-      usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null,
+      () => {
+        const usage = ctx.getContextUsage();
+        return usage ? { tokens: usage.tokens, contextWindow: usage.contextWindow } : null;
+      },
     );
     if (d.notice) s.notice(d.notice);
   });

@@ -74,8 +74,6 @@ export function usageOfMessage(m: AgentMessage): CallUsage | null {
   };
 }
 
-const batchResultTokens = (b: CapturedBatch) => b.toolCalls.reduce((n, c) => n + tokensOfChars(c.resultText.length), 0);
-
 /** What the roi gate read at one opportunity, and what it answered. */
 interface GateMemo {
   enabled: boolean;
@@ -289,16 +287,20 @@ export class TriggerState {
     return d.error;
   }
 
-  /** A live batch was queued this turn; its results join the pending work the `roi` policy sizes. */
+  /**
+   * A live batch was queued this turn; its results join the pending work the `roi` policy sizes. The
+   * running totals grow by this batch alone (one pass over its calls, one new record).
+   */
   pushed(batch?: CapturedBatch): void {
     this.pendingCount++;
     if (!batch) return;
-    const tokens = batchResultTokens(batch);
-    if (this.pending.toolCalls === 0) this.pending = { ...this.pending, firstResultAt: this.contextTokens };
+    let tokens = 0;
+    for (const c of batch.toolCalls) tokens += tokensOfChars(c.resultText.length);
+    const p = this.pending;
     this.pending = {
-      ...this.pending,
-      resultTokens: this.pending.resultTokens + tokens,
-      toolCalls: this.pending.toolCalls + batch.toolCalls.length,
+      resultTokens: p.resultTokens + tokens,
+      toolCalls: p.toolCalls + batch.toolCalls.length,
+      firstResultAt: p.toolCalls === 0 ? this.contextTokens : p.firstResultAt,
     };
     this.contextTokens += tokens;
   }

@@ -5,6 +5,7 @@
  * class only holds what they read and applies what they return.
  */
 import {
+  DEFAULT_CACHE_PRICES,
   DEFAULT_SUMMARIZER_USD_PER_TOKEN,
   DEFAULT_RECLAIM_SHARE,
   decideManual,
@@ -16,8 +17,10 @@ import {
   emptyCacheReuse,
   isTextReply,
   observeCall,
+  observedPrices,
   tokensOfChars,
   type AgentMessage,
+  type CachePrices,
   type CacheReuse,
   type CallUsage,
   type CapturedBatch,
@@ -71,7 +74,22 @@ export function usageOfMessage(m: AgentMessage): CallUsage | null {
   };
 }
 
-const batchResultTokens = (b: CapturedBatch) => b.toolCalls.reduce((n, c) => n + tokensOfChars(c.resultText.length), 0);
+/** What the roi gate read at one opportunity, and what it answered. */
+interface GateMemo {
+  enabled: boolean;
+  pruneOn: CondenseSettings["pruneOn"];
+  flushPolicy: CondenseSettings["flushPolicy"];
+  pendingCount: number;
+  flushing: boolean;
+  closingMessage: AgentMessage | undefined;
+  reuse: CacheReuse;
+  pending: PendingWork;
+  contextTokens: number;
+  coldNow: boolean;
+  reclaimShare: number;
+  summarizerUsdPerToken: number;
+  out: TriggerDecision;
+}
 
 export class TriggerState {
   pendingCount = 0;
@@ -168,12 +186,75 @@ export class TriggerState {
     });
   }
 
+  /**
+   * The gate's last answer at each kind of opportunity, with everything it read. The gate is a pure
+   * function of these (the usage and pending records are replaced, never changed in place), so a
+   * repeat with the same inputs (a turn that queued nothing, a second opportunity before any usage)
+   * returns the same decision without estimating again.
+   */
+  private readonly gateMemo: { "turn-end": GateMemo | null; "message-end": GateMemo | null } = {
+    "turn-end": null,
+    "message-end": null,
+  };
+  /** Prices recovered from `reuse` (what the estimate reads when no prices are given), until it changes. */
+  private pricesMemo: { reuse: CacheReuse; prices: CachePrices } | null = null;
+
+  private pricesOf(reuse: CacheReuse): CachePrices {
+    if (this.pricesMemo?.reuse !== reuse)
+      this.pricesMemo = { reuse, prices: observedPrices(reuse, DEFAULT_CACHE_PRICES) };
+    return this.pricesMemo.prices;
+  }
+
   private roiAt(
     settings: CondenseSettings,
     at: "turn-end" | "message-end",
     closingMessage?: AgentMessage,
   ): TriggerDecision {
     const coldNow = this.coldReason !== null;
+    const memo = this.gateMemo[at];
+    if (
+      memo &&
+      memo.enabled === settings.enabled &&
+      memo.pruneOn === settings.pruneOn &&
+      memo.flushPolicy === settings.flushPolicy &&
+      memo.pendingCount === this.pendingCount &&
+      memo.flushing === this.flushing &&
+      memo.closingMessage === closingMessage &&
+      memo.reuse === this.reuse &&
+      memo.pending === this.pending &&
+      memo.contextTokens === this.contextTokens &&
+      memo.coldNow === coldNow &&
+      memo.reclaimShare === this.reclaimShare &&
+      memo.summarizerUsdPerToken === this.summarizerUsdPerToken
+    ) {
+      if (memo.out.flush) this.lastRoi = memo.out.roi ?? null;
+      return { ...memo.out };
+    }
+    const out = this.decideGate(settings, at, coldNow, closingMessage);
+    this.gateMemo[at] = {
+      enabled: settings.enabled,
+      pruneOn: settings.pruneOn,
+      flushPolicy: settings.flushPolicy,
+      pendingCount: this.pendingCount,
+      flushing: this.flushing,
+      closingMessage,
+      reuse: this.reuse,
+      pending: this.pending,
+      contextTokens: this.contextTokens,
+      coldNow,
+      reclaimShare: this.reclaimShare,
+      summarizerUsdPerToken: this.summarizerUsdPerToken,
+      out,
+    };
+    return { ...out };
+  }
+
+  private decideGate(
+    settings: CondenseSettings,
+    at: "turn-end" | "message-end",
+    coldNow: boolean,
+    closingMessage?: AgentMessage,
+  ): TriggerDecision {
     const d = decideRoiGate({
       settings,
       pendingCount: this.pendingCount,
@@ -185,6 +266,7 @@ export class TriggerState {
         contextTokens: this.contextTokens,
         at,
         coldNow,
+        prices: this.pricesOf(this.reuse),
         reclaimShare: this.reclaimShare,
         summarizerUsdPerToken: this.summarizerUsdPerToken,
       },
@@ -205,16 +287,20 @@ export class TriggerState {
     return d.error;
   }
 
-  /** A live batch was queued this turn; its results join the pending work the `roi` policy sizes. */
+  /**
+   * A live batch was queued this turn; its results join the pending work the `roi` policy sizes. The
+   * running totals grow by this batch alone (one pass over its calls, one new record).
+   */
   pushed(batch?: CapturedBatch): void {
     this.pendingCount++;
     if (!batch) return;
-    const tokens = batchResultTokens(batch);
-    if (this.pending.toolCalls === 0) this.pending = { ...this.pending, firstResultAt: this.contextTokens };
+    let tokens = 0;
+    for (const c of batch.toolCalls) tokens += tokensOfChars(c.resultText.length);
+    const p = this.pending;
     this.pending = {
-      ...this.pending,
-      resultTokens: this.pending.resultTokens + tokens,
-      toolCalls: this.pending.toolCalls + batch.toolCalls.length,
+      resultTokens: p.resultTokens + tokens,
+      toolCalls: p.toolCalls + batch.toolCalls.length,
+      firstResultAt: p.toolCalls === 0 ? this.contextTokens : p.firstResultAt,
     };
     this.contextTokens += tokens;
   }

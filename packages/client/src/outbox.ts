@@ -47,6 +47,8 @@ export class Outbox {
   private running: Promise<void> | null = null;
   private readonly closing = new AbortController();
   private consecutiveFailures = 0;
+  /** Items that left the queue (acknowledged, or refused for good): a drain sees progress by it. */
+  private settledCount = 0;
   private lastErrorText: string | null = null;
   private readonly path: string;
   /** Captures queued but not yet made storable and spooled (done off the agent's turn, see enqueueCapture). */
@@ -121,6 +123,10 @@ export class Outbox {
   get lastError(): string | null {
     return this.lastErrorText;
   }
+  /** How many items have left the queue so far (acknowledged or dropped); grows while the service takes them. */
+  get settled(): number {
+    return this.settledCount;
+  }
 
   /** Resolves once everything queued so far has been acknowledged (or dropped), or on close. */
   async drain(): Promise<void> {
@@ -157,6 +163,7 @@ export class Outbox {
       try {
         await this.send(item);
         this.queue.shift();
+        this.settledCount++;
         this.consecutiveFailures = 0;
         this.lastErrorText = null;
       } catch (err) {
@@ -179,6 +186,7 @@ export class Outbox {
         this.options.onSendError?.(err, item, retry);
         if (!retry) {
           this.queue.shift();
+          this.settledCount++;
           if (item.kind === "capture") this.options.spool?.ack(item.captureId);
           continue;
         }

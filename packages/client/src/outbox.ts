@@ -3,7 +3,7 @@
  * were made (a flush must never overtake a capture it is meant to include), one at a time, retried with
  * backoff until the API acknowledges them. Enqueueing is synchronous and never touches the network, so
  * the agent's turn never waits on the service; while the service is down the items simply wait here
- * (and, for captures, in the spool file). No capture is dropped for its size: large results travel
+ * (and, for captures, in the spool file), and of the flush requests queued meanwhile only the newest is sent. No capture is dropped for its size: large results travel
  * out of line (body-travel.ts), and a capture the API still finds too large is sent in halves.
  */
 import { randomUUID } from "node:crypto";
@@ -160,6 +160,14 @@ export class Outbox {
   private async run(): Promise<void> {
     while (this.queue.length > 0 && !this.closing.signal.aborted) {
       const item = this.queue[0]!;
+      if (item.kind === "flush" && this.queue.some((later, i) => i > 0 && later.kind === "flush")) {
+        // A flush request still unsent when a newer one was queued (the service was away): the newer one
+        // asks for the same and more (its chains are read from a later branch, and it follows every
+        // capture this one follows), so only it is sent. A backlog after an outage shrinks to one flush.
+        this.queue.shift();
+        this.settledCount++;
+        continue;
+      }
       try {
         await this.send(item);
         this.queue.shift();

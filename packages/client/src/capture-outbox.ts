@@ -18,7 +18,7 @@ import { Outbox, type CaptureAck, type FlushAck, type OutboxItem } from "./outbo
 import { NOT_HANDED_OFF, type SummarizerHandOff } from "./summarizer-handoff.ts";
 import { CondenseHttpError, type Transport } from "./transport.ts";
 
-/** How often a drain that gives up on an unreachable service checks for it. */
+/** How often a drain that gives up on an unreachable service or a stalled outbox checks for it. */
 const STALL_CHECK_MS = 25;
 
 export interface CaptureOutbox {
@@ -33,8 +33,12 @@ export interface CaptureOutbox {
   enqueueFlush(body: Omit<FlushRequestBody, "flushId">): void;
   readonly size: number;
   readonly degraded: boolean;
-  /** Wait until everything queued has been acknowledged (bounded); `stalled`, checked as it waits, gives up early. */
-  drain(timeoutMs: number, stalled?: () => boolean): Promise<boolean>;
+  /**
+   * Wait until everything queued has been acknowledged, at most `timeoutMs`. `stalled`, checked as it
+   * waits, gives up early; `idleMs` gives up once that long has passed with no item acknowledged (a
+   * backlog the service is taking one item after another is waited for, up to `timeoutMs`).
+   */
+  drain(timeoutMs: number, options?: { stalled?: () => boolean; idleMs?: number }): Promise<boolean>;
   close(): void;
 }
 
@@ -82,19 +86,26 @@ export function openCaptureOutbox(o: {
     get degraded() {
       return outbox.degraded;
     },
-    async drain(timeoutMs, stalled) {
+    async drain(timeoutMs, { stalled, idleMs } = {}) {
       if (outbox.size === 0) return true;
       if (stalled?.()) return false;
       let timer: NodeJS.Timeout | undefined;
       let check: NodeJS.Timeout | undefined;
+      let settled = outbox.settled;
+      let lastProgress = Date.now();
       const done = await Promise.race([
         outbox.drain().then(() => true),
         new Promise<boolean>((resolve) => {
           timer = setTimeout(() => resolve(false), timeoutMs);
           timer.unref?.();
-          if (stalled) {
+          if (stalled || idleMs !== undefined) {
             check = setInterval(() => {
-              if (stalled()) resolve(false);
+              if (stalled?.()) return resolve(false);
+              if (idleMs === undefined) return;
+              if (outbox.settled !== settled) {
+                settled = outbox.settled;
+                lastProgress = Date.now();
+              } else if (Date.now() - lastProgress >= idleMs) resolve(false);
             }, STALL_CHECK_MS);
             check.unref?.();
           }

@@ -155,11 +155,13 @@ export interface CondenseClient {
   /** Resolve and send the summarizer hand-off now (start, model change); no-op without `summarizerHandOff`. */
   handOffSummarizer(): Promise<HandOffResult>;
   /**
-   * Wait until everything queued has been acknowledged (bounded). `whileReachable`: give up as soon as
-   * no service has answered this process yet (a first start, which can take seconds); what is queued
-   * stays queued, and captures stay in the spool for the next process on the session.
+   * Wait until everything queued has been acknowledged, at most `timeoutMs`. `whileReachable`: give up
+   * as soon as no service has answered this process yet (a first start, which can take seconds);
+   * `idleMs`: give up once that long passes with no item acknowledged (a restarted service working
+   * off a backlog is waited for, a service that does not answer is not). What is left stays queued,
+   * and captures stay in the spool for the next process on the session.
    */
-  drain(timeoutMs?: number, options?: { whileReachable?: boolean }): Promise<boolean>;
+  drain(timeoutMs?: number, options?: { whileReachable?: boolean; idleMs?: number }): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -349,8 +351,10 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
 
     async drain(timeoutMs = 10_000, drainOptions = {}) {
       scheduler.runPendingBuild();
-      const stalled = drainOptions.whileReachable ? () => !connection.reachable() : undefined;
-      return outbox.drain(timeoutMs, stalled);
+      return outbox.drain(timeoutMs, {
+        ...(drainOptions.whileReachable ? { stalled: () => !connection.reachable() } : {}),
+        ...(drainOptions.idleMs !== undefined ? { idleMs: drainOptions.idleMs } : {}),
+      });
     },
 
     async close() {

@@ -3,7 +3,7 @@
  * were made (a flush must never overtake a capture it is meant to include), one at a time, retried with
  * backoff until the API acknowledges them. Enqueueing is synchronous and never touches the network, so
  * the agent's turn never waits on the service; while the service is down the items simply wait here
- * (and, for captures, in the spool file). No capture is dropped for its size: large results travel
+ * (and, for captures, in the spool file), and of the flush requests queued meanwhile only the newest is sent. No capture is dropped for its size: large results travel
  * out of line (body-travel.ts), and a capture the API still finds too large is sent in halves.
  */
 import { randomUUID } from "node:crypto";
@@ -47,6 +47,8 @@ export class Outbox {
   private running: Promise<void> | null = null;
   private readonly closing = new AbortController();
   private consecutiveFailures = 0;
+  /** Items that left the queue (acknowledged, or refused for good): a drain sees progress by it. */
+  private settledCount = 0;
   private lastErrorText: string | null = null;
   private readonly path: string;
   /** Captures queued but not yet made storable and spooled (done off the agent's turn, see enqueueCapture). */
@@ -121,6 +123,10 @@ export class Outbox {
   get lastError(): string | null {
     return this.lastErrorText;
   }
+  /** How many items have left the queue so far (acknowledged or dropped); grows while the service takes them. */
+  get settled(): number {
+    return this.settledCount;
+  }
 
   /** Resolves once everything queued so far has been acknowledged (or dropped), or on close. */
   async drain(): Promise<void> {
@@ -154,9 +160,18 @@ export class Outbox {
   private async run(): Promise<void> {
     while (this.queue.length > 0 && !this.closing.signal.aborted) {
       const item = this.queue[0]!;
+      if (item.kind === "flush" && this.queue.some((later, i) => i > 0 && later.kind === "flush")) {
+        // A flush request still unsent when a newer one was queued (the service was away): the newer one
+        // asks for the same and more (its chains are read from a later branch, and it follows every
+        // capture this one follows), so only it is sent. A backlog after an outage shrinks to one flush.
+        this.queue.shift();
+        this.settledCount++;
+        continue;
+      }
       try {
         await this.send(item);
         this.queue.shift();
+        this.settledCount++;
         this.consecutiveFailures = 0;
         this.lastErrorText = null;
       } catch (err) {
@@ -179,6 +194,7 @@ export class Outbox {
         this.options.onSendError?.(err, item, retry);
         if (!retry) {
           this.queue.shift();
+          this.settledCount++;
           if (item.kind === "capture") this.options.spool?.ack(item.captureId);
           continue;
         }

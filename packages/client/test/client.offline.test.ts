@@ -348,6 +348,39 @@ describe("client offline behaviour", () => {
     await second.close();
   });
 
+  it("a drain with an idle bound waits while the service keeps acknowledging, and not once it stops", async () => {
+    const api = scriptedApi({ down: false });
+    // A restarted service working off a backlog: every request answers, 40 ms each.
+    let hang = false;
+    const slow: FetchLike = (input, init) =>
+      new Promise((resolve, reject) => {
+        const signal = init?.signal;
+        signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+        if (hang) return;
+        setTimeout(() => resolve(api.fetch(input, init)), 40);
+      });
+    const client = createCondenseClient({
+      url: "http://api",
+      sessionId: "s",
+      fetch: slow,
+      backoff: fastBackoff,
+      sse: false,
+    });
+    for (let i = 0; i < 10; i++) client.capture({ ...turn(`bash_${i}`, 100 + 10 * i, big(30)), turnIndex: i });
+    // 10 x 40 ms is well past the 150 ms idle bound, but something is acknowledged every 40 ms.
+    expect(await client.drain(5_000, { idleMs: 150 })).toBe(true);
+    expect(client.outboxSize).toBe(0);
+    expect(api.stored.size).toBe(10);
+    // A service that stops answering: the drain gives up after the idle bound, not the whole timeout.
+    hang = true;
+    client.capture({ ...turn("bash_late", 900, big(30)), turnIndex: 10 });
+    const t0 = performance.now();
+    expect(await client.drain(5_000, { idleMs: 150 })).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(2_000);
+    expect(client.outboxSize).toBe(1);
+    await client.close();
+  });
+
   it("a drain against a service that answers waits for the acknowledgements", async () => {
     const api = scriptedApi({ down: false });
     const host = { baseUrl: "http://api", apiKey: "k", fetch: api.fetch, close: async () => {}, reachable: () => true };

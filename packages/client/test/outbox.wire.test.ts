@@ -80,6 +80,21 @@ describe("outbox over the wire", () => {
     expect(o.size).toBe(0);
   });
 
+  it("a flush still unsent when a newer one is queued is superseded by it; the captures keep their order", async () => {
+    // The service is away while the agent works on: its captures and flush requests queue up.
+    wire.refuse("captures", 503, "unavailable", 2);
+    const o = open();
+    const a = o.enqueueCapture([batch(1)]);
+    o.enqueueFlush(flushBody);
+    const b = o.enqueueCapture([batch(2)]);
+    const newer = o.enqueueFlush(flushBody);
+    await o.drain();
+    expect(wire.requests.map((r) => r.route)).toEqual(["captures", "captures", "captures", "captures", "flushes"]);
+    expect([...new Set(sent("captures").map((r) => (r.body as { captureId: string }).captureId))]).toEqual([a, b]);
+    expect(sent("flushes").map((r) => (r.body as { flushId: string }).flushId)).toEqual([newer]);
+    expect(o.size).toBe(0);
+  });
+
   it("retries a 5xx with growing backoff, keeps the order behind it, and recovers", async () => {
     wire.refuse("captures", 503, "unavailable", 2);
     const errors: boolean[] = [];

@@ -16,7 +16,10 @@ export interface ClientConfig {
   /** An explicit local service executable, else the client's packaged one. */
   serviceEntry: string | undefined;
   syncTimeoutMs: number;
+  /** pi exits: give up once this long passes with nothing acknowledged... */
   shutdownDrainMs: number;
+  /** ...or once the drain has lasted this long. */
+  shutdownDrainMaxMs: number;
   debug: boolean;
   quiet: boolean;
   /** Keep the last applied state of each session on disk, so a resumed session renders condensed at once. */
@@ -36,6 +39,7 @@ export function clientConfig(env: Env, options: ReadOptions = {}): ClientConfig 
     serviceEntry: r.get("CONDENSE_SERVICE_ENTRY"),
     syncTimeoutMs: r.get("CONDENSE_SYNC_TIMEOUT_MS"),
     shutdownDrainMs: r.get("CONDENSE_SHUTDOWN_DRAIN_MS"),
+    shutdownDrainMaxMs: r.get("CONDENSE_SHUTDOWN_DRAIN_MAX_MS"),
     debug: r.get("CONDENSE_DEBUG"),
     quiet: r.get("CONDENSE_QUIET"),
     stateCache: r.get("CONDENSE_STATE_CACHE"),

@@ -306,7 +306,15 @@ export const VARIABLES = {
   CONDENSE_SHUTDOWN_DRAIN_MS: variable({
     kind: integer(1),
     default: 3_000,
-    description: "how long the extension drains unsent captures when pi exits",
+    description:
+      "when pi exits, how long the extension waits for the service to acknowledge the next unsent capture or flush request before it leaves the rest in the spool",
+    readers: ["client"],
+  }),
+  CONDENSE_SHUTDOWN_DRAIN_MAX_MS: variable({
+    kind: integer(1),
+    default: 20_000,
+    description:
+      "when pi exits, the longest the extension drains unsent captures and flush requests while the service keeps acknowledging them (a backlog after a service restart)",
     readers: ["client"],
   }),
   CONDENSE_DEBUG: variable({

@@ -97,7 +97,13 @@ describe("the views", () => {
   it("client: fleet when CONDENSE_URL is set, the extension's knobs", () => {
     const c = clientConfig({ CONDENSE_URL: " https://c.example ", CONDENSE_API_KEY: "k", CONDENSE_DEBUG: "1" });
     expect(c.connection).toEqual({ mode: "fleet", url: "https://c.example", apiKey: "k" });
-    expect(c).toMatchObject({ debug: true, quiet: false, syncTimeoutMs: 8_000, shutdownDrainMs: 3_000 });
+    expect(c).toMatchObject({
+      debug: true,
+      quiet: false,
+      syncTimeoutMs: 8_000,
+      shutdownDrainMs: 3_000,
+      shutdownDrainMaxMs: 20_000,
+    });
   });
 
   it("every variable is CONDENSE_-prefixed unless it is a standard name, and has a reader and a meaning", () => {

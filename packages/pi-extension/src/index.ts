@@ -87,8 +87,13 @@ export default function condense(pi: ExtensionAPI): void {
     if (!s) return;
     // Give queued captures and flush requests a moment to reach the service; one that has not answered
     // this process yet (a first start) is not waited for: pi exits at once, the spool keeps the captures
-    // for the next process on this session, and its start resends them and rearms the flush.
-    await s.client.drain(extensionConfig().shutdownDrainMs, { whileReachable: true }).catch(() => false);
+    // for the next process on this session, and its start resends them and rearms the flush. A service
+    // that acknowledges items one after another (the backlog of a restart after a crash) is waited for
+    // up to the drain's maximum; one that acknowledges nothing for `shutdownDrainMs` is not.
+    const config = extensionConfig();
+    await s.client
+      .drain(config.shutdownDrainMaxMs, { whileReachable: true, idleMs: config.shutdownDrainMs })
+      .catch(() => false);
     await s.client.close().catch(() => {});
     // The last applied state's write, so the next process on this session renders with it.
     await s.stateCache?.idle();

@@ -160,10 +160,10 @@ export class Outbox {
   private async run(): Promise<void> {
     while (this.queue.length > 0 && !this.closing.signal.aborted) {
       const item = this.queue[0]!;
-      if (item.kind === "flush" && this.queue.some((later, i) => i > 0 && later.kind === "flush")) {
+      if (item.kind === "flush" && supersededByLater(item.body, this.queue)) {
         // A flush request still unsent when a newer one was queued (the service was away): the newer one
-        // asks for the same and more (its chains are read from a later branch, and it follows every
-        // capture this one follows), so only it is sent. A backlog after an outage shrinks to one flush.
+        // follows every capture this one follows and carries every chain it carries, so only it is sent.
+        // A backlog after an outage shrinks to one flush. A manual request is always sent: the user asked.
         this.queue.shift();
         this.settledCount++;
         continue;
@@ -262,4 +262,19 @@ export class Outbox {
       throw err;
     }
   }
+}
+
+/**
+ * Whether a later queued flush request asks for everything `body` asks for: `body` is not a manual
+ * request, and every chain it carries (by its opening user message) is carried by that later request
+ * (the roi policy may hold back a chain that an earlier budget-ceiling request carried).
+ */
+function supersededByLater(body: FlushRequestBody, queue: readonly OutboxItem[]): boolean {
+  if (body.trigger === "manual") return false;
+  const own = body.chains.map((c) => c.startUserTimestamp);
+  return queue.some((later, i) => {
+    if (i === 0 || later.kind !== "flush") return false;
+    const carried = new Set(later.body.chains.map((c) => c.startUserTimestamp));
+    return own.every((t) => carried.has(t));
+  });
 }

@@ -32,6 +32,12 @@ const batch = (i: number): CapturedBatch => ({
   ],
 });
 const flushBody = { trigger: "manual" } as unknown as Omit<FlushRequestBody, "flushId">;
+/** An automatic flush request carrying the chains opened at these user timestamps. */
+const autoFlush = (trigger: string, ...chainStarts: number[]) =>
+  ({
+    trigger,
+    chains: chainStarts.map((startUserTimestamp) => ({ startUserTimestamp })),
+  }) as unknown as Omit<FlushRequestBody, "flushId">;
 /** No jitter: the delay before retry n is initialMs * factor^n / 2 at least. */
 const BACKOFF: BackoffPolicy = { initialMs: 80, maxMs: 2_000, factor: 2, random: () => 0 };
 
@@ -85,13 +91,25 @@ describe("outbox over the wire", () => {
     wire.refuse("captures", 503, "unavailable", 2);
     const o = open();
     const a = o.enqueueCapture([batch(1)]);
-    o.enqueueFlush(flushBody);
+    o.enqueueFlush(autoFlush("roi", 10));
     const b = o.enqueueCapture([batch(2)]);
-    const newer = o.enqueueFlush(flushBody);
+    const newer = o.enqueueFlush(autoFlush("roi", 10, 20));
     await o.drain();
     expect(wire.requests.map((r) => r.route)).toEqual(["captures", "captures", "captures", "captures", "flushes"]);
     expect([...new Set(sent("captures").map((r) => (r.body as { captureId: string }).captureId))]).toEqual([a, b]);
     expect(sent("flushes").map((r) => (r.body as { flushId: string }).flushId)).toEqual([newer]);
+    expect(o.size).toBe(0);
+  });
+
+  it("a queued flush is still sent when it is manual, or carries a chain the newer one holds back", async () => {
+    wire.refuse("captures", 503, "unavailable", 2);
+    const o = open();
+    o.enqueueCapture([batch(1)]);
+    const manual = o.enqueueFlush(flushBody);
+    const ceiling = o.enqueueFlush(autoFlush("budget", 10, 20));
+    const roi = o.enqueueFlush(autoFlush("roi", 20));
+    await o.drain();
+    expect(sent("flushes").map((r) => (r.body as { flushId: string }).flushId)).toEqual([manual, ceiling, roi]);
     expect(o.size).toBe(0);
   });
 

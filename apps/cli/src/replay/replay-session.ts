@@ -320,19 +320,21 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
       });
     };
 
+    // The agent's next request comes after the service finished the flush: its whole job, the chain
+    // stage included, so what the next render sees never depends on timing. The in-process queue
+    // says when it is idle; no status polling.
+    const whenIdle = host.runtime.whenIdle;
+    if (!whenIdle) throw new Error("replay needs the embedded service's in-process queue");
     const awaitFlush = async (c: CondenseClient, counted = true) => {
       if (counted) flushes++;
       const deadline = Date.now() + flushTimeoutMs;
       await c.drain(flushTimeoutMs);
-      for (;;) {
-        const st = await statusOf(c);
-        if (Number(st.queuedFlushRequests ?? 0) === 0) break;
-        if (Date.now() > deadline) {
-          timedOut++;
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()));
+      });
+      if ((await Promise.race([whenIdle(), late])) === "late") timedOut++;
+      clearTimeout(timer);
       await c.sync();
     };
 

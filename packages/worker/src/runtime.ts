@@ -135,7 +135,7 @@ export async function createRuntime(config: WorkerConfig, deps: RuntimeDeps = {}
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
-      const conn = workerConnection(config.redisUrl);
+      const conn = await workerConnection(config.redisUrl);
       conn.on("error", () => {});
       owned.push(() => conn.quit().catch(() => conn.disconnect()));
       redis = conn;

@@ -25,7 +25,7 @@ import {
   type AgentMessage,
 } from "@condense/core";
 import { openMigratedMemoryPglite } from "@condense/db";
-import { startSingleProcessService } from "@condense/service";
+import { startSingleProcessService, type SingleProcessService } from "@condense/service";
 import { CacheCostMeter, type CacheTally } from "./cache-cost.ts";
 import type { LoadedSession } from "./load-session.ts";
 import { scheduleSessionOf } from "./oracle-input.ts";
@@ -190,15 +190,6 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
   const started = Date.now();
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
-  const sessionId = `replay-${basename(session.file)
-    .replace(/[^A-Za-z0-9._-]/g, "_")
-    .slice(0, 80)}-${started.toString(36)}`;
-  const contextWindow = options.contextWindow ?? options.price.contextWindow;
-  const flushTimeoutMs = options.flushTimeoutMs ?? 120_000;
-  const messages = session.messages;
-  const totalCalls = messages.filter(isAssistant).length;
-
-  let clock = messages[0]?.timestamp ?? Date.now();
   // A throwaway database in memory, loaded migrated from a cached tarball instead of an initdb
   // (several seconds): no directory of thousands of files to copy in and remove again.
   const memoryDb = ownDir ? await openMigratedMemoryPglite(join(tmpdir(), "condense-pglite-templates")) : undefined;
@@ -211,6 +202,37 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     await memoryDb?.close().catch(() => {});
     throw err;
   });
+  try {
+    // The service's start counts in the replay's time.
+    return { ...(await replayOn(host, session, options, "")), durationMs: Date.now() - started };
+  } finally {
+    await host.close().catch(() => {});
+    await memoryDb?.close().catch(() => {});
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One replay of `session` on a running embedded service, as its own session (`suffix` tells a second
+ * replay on the same service apart: the oracle's schedule replays beside the policy's, not on a
+ * second service).
+ */
+async function replayOn(
+  host: SingleProcessService,
+  session: LoadedSession,
+  options: ReplayOptions,
+  suffix: string,
+): Promise<ReplayResult> {
+  const started = Date.now();
+  const sessionId = `replay-${basename(session.file)
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .slice(0, 80)}-${started.toString(36)}${suffix}`;
+  const contextWindow = options.contextWindow ?? options.price.contextWindow;
+  const flushTimeoutMs = options.flushTimeoutMs ?? 120_000;
+  const messages = session.messages;
+  const totalCalls = messages.filter(isAssistant).length;
+
+  let clock = messages[0]?.timestamp ?? Date.now();
   let client: CondenseClient | undefined;
   try {
     const forced = options.flushSchedule ? new Set(options.flushSchedule) : null;
@@ -465,8 +487,13 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     let replayed: OracleReport["replayed"] = null;
     if (options.replayOracle !== false && !forced) {
       // The same schedule the model found best, billed by the same replay as the policy's.
-      const { dataDir: _own, onProgress: _quiet, ...same } = options;
-      const o = await replaySession(session, { ...same, replayOracle: false, flushSchedule: best.flushes });
+      const { onProgress: _quiet, ...same } = options;
+      const o = await replayOn(
+        host,
+        session,
+        { ...same, replayOracle: false, flushSchedule: best.flushes },
+        "-oracle",
+      );
       replayed = {
         costUsd: o.cost.condensed.costUsd + o.cost.summarizerUsd,
         savedUsd: o.cost.vsNoCompaction.savedUsd,
@@ -549,8 +576,5 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     };
   } finally {
     await client?.close().catch(() => {});
-    await host.close().catch(() => {});
-    await memoryDb?.close().catch(() => {});
-    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

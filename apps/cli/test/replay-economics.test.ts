@@ -18,6 +18,17 @@ const sample = join(REPO_ROOT, "examples/sample-session.jsonl");
 const compacted = join(REPO_ROOT, "../shared/data/sessions/pi/pi-mono_history_compact-2025-12-24.jsonl");
 
 describe("replay economics", () => {
+  it("is deterministic: two replays of the sample give the same report", { timeout: 300_000 }, async () => {
+    const session = loadSession(sample);
+    // The oracle's replay too: it runs on the same service as a second session.
+    const runs = [await replaySession(session, { price }), await replaySession(session, { price })];
+    const [a, b] = runs.map(({ sessionId: _id, durationMs: _ms, ...rest }) => rest);
+    expect(b).toEqual(a);
+    // Each flush's whole job, the chain stage included, lands before the next request.
+    expect(a!.chainsCompressed).toBeGreaterThan(0);
+    expect(a!.flushes.timedOut).toBe(0);
+  });
+
   it("shadow mode: every request sent is the raw one, byte for byte, and the saving is still reported", {
     timeout: 300_000,
   }, async () => {

@@ -140,7 +140,8 @@ export async function createBullmqQueue<C extends JobCatalog>(
           const startedAt = Date.now();
           const attempt = job.attemptsMade + 1;
           const parsed = def.payload.safeParse(job.data);
-          if (!parsed.success) throw new bull.UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
+          if (!parsed.success)
+            throw new bull.UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
           running++;
           try {
             return await runAttempt(job.name, def.timeoutMs, closeCtrl.signal, (signal) =>

@@ -488,12 +488,7 @@ async function replayOn(
     if (options.replayOracle !== false && !forced) {
       // The same schedule the model found best, billed by the same replay as the policy's.
       const { onProgress: _quiet, ...same } = options;
-      const o = await replayOn(
-        host,
-        session,
-        { ...same, replayOracle: false, flushSchedule: best.flushes },
-        "-oracle",
-      );
+      const o = await replayOn(host, session, { ...same, replayOracle: false, flushSchedule: best.flushes }, "-oracle");
       replayed = {
         costUsd: o.cost.condensed.costUsd + o.cost.summarizerUsd,
         savedUsd: o.cost.vsNoCompaction.savedUsd,

@@ -3,8 +3,9 @@
  * drive it, turn by turn. Before every model call the branch is rendered by the client (against the
  * state it mirrors from the API); after every turn the finished tool calls are captured and the
  * trigger policy decides whether to ask for a flush. A flush goes client -> API -> queue -> worker ->
- * summarizer -> Postgres/PGlite, and the replay waits for it before the next call (as if the
- * summarizer kept pace with the agent), then delivers the new summaries into the branch.
+ * summarizer -> Postgres/PGlite, and the replay waits for its whole job (the chain stage included)
+ * before the next call (as if the summarizer kept pace with the agent), then delivers the new
+ * summaries into the branch.
  *
  * Measured per model call: the raw context (what the agent sent without Condense) and the rendered
  * one, both as chars/4 tokens of the JSON message array, plus their cache-aware input cost.

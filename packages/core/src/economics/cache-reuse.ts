@@ -169,8 +169,10 @@ export function forecastReuse(r: CacheReuse): ReuseForecast {
     return { warmAfterTool: 0, warmAfterReply: 0, replyShare: r.replyFollowups / observed, laterWarm: 0, coldRate: 1 };
   const warmAfterTool = (r.toolWarm + PRIOR.tool.warm) / (r.toolFollowups + PRIOR.tool.warm + PRIOR.tool.cold);
   const warmAfterReply = (r.replyWarm + PRIOR.reply.warm) / (r.replyFollowups + PRIOR.reply.warm + PRIOR.reply.cold);
-  // Prior: one request in five follows a reply.
-  const replyShare = (r.replyFollowups + 1) / (observed + 5);
+  // Prior: one request in five follows a reply, once the session is interactive. Before, the session
+  // is one task the agent runs (its horizon is that task's, expectedRemainingCalls) and no request
+  // within it follows a reply: the user's turns, and the expiries they bring, are not expected.
+  const replyShare = r.interactive ? (r.replyFollowups + 1) / (observed + 5) : 0;
   const laterWarm = warmAfterTool * (1 - replyShare) + warmAfterReply * replyShare;
   return { warmAfterTool, warmAfterReply, replyShare, laterWarm, coldRate: 1 - laterWarm };
 }

@@ -40,6 +40,20 @@ describe("cache reuse learned from usage", () => {
     expect(f.warmAfterTool).toBeGreaterThan(f.warmAfterReply);
   });
 
+  it("a session no request of which followed a reply expects no reply (and no expiry it brings) within its task", () => {
+    const agentOnly = run(Array.from({ length: 6 }, (_, i) => [call(2000 * i, 2000), false] as [CallUsage, boolean]));
+    const f = forecastReuse(agentOnly);
+    expect(f.replyShare).toBe(0);
+    expect(f.laterWarm).toBe(f.warmAfterTool);
+    // Once the user came back, replies are expected (prior: one request in five), and their colder caches.
+    const interactive = run(
+      Array.from({ length: 6 }, (_, i) => [call(2000 * i, 2000), i === 3] as [CallUsage, boolean]),
+    );
+    const g = forecastReuse(interactive);
+    expect(g.replyShare).toBeCloseTo(2 / 10);
+    expect(g.laterWarm).toBeLessThan(g.warmAfterTool);
+  });
+
   it("a model switch is not evidence of reuse; the first request neither", () => {
     const r = run([
       [call(0, 5000, { model: "a" }), false],

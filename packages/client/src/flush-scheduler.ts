@@ -123,7 +123,7 @@ export class FlushScheduler {
     const econ =
       trig === "roi" && trigger.lastRoi
         ? trigger.lastRoi
-        : trigger.estimate(closingMessage ? "message-end" : "turn-end");
+        : trigger.estimate(closingMessage ? "message-end" : "turn-end", deps.settings().summarizerModel);
     const expected = {
       expectedCacheWriteTokens: Math.round(econ.inputs.rewriteTokens),
       expectedCacheReadSavedTokens: Math.round(

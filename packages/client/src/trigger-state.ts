@@ -5,7 +5,6 @@
  * class only holds what they read and applies what they return.
  */
 import {
-  DEFAULT_SUMMARIZER_USD_PER_TOKEN,
   DEFAULT_RECLAIM_SHARE,
   decideManual,
   decideMessageEnd,
@@ -16,6 +15,7 @@ import {
   emptyCacheReuse,
   isTextReply,
   observeCall,
+  summarizerPriorUsdPerToken,
   tokensOfChars,
   type AgentMessage,
   type CacheReuse,
@@ -105,8 +105,13 @@ export class TriggerState {
   reclaimShare = DEFAULT_RECLAIM_SHARE;
   /** The tail (tokens) the flush in flight condenses, until its reclaim is measured. */
   inFlightTail: number | null = null;
-  /** Summarizer USD per summarized token, as the service last reported it. */
-  summarizerUsdPerToken = DEFAULT_SUMMARIZER_USD_PER_TOKEN;
+  /** Summarizer USD per summarized token, as the service last reported it; null until it reported one. */
+  summarizerUsdPerToken: number | null = null;
+
+  /** The service's reported price, else the prior for the session's `summarizerModel` setting. */
+  private summarizerPrice(summarizerModel: string): number {
+    return this.summarizerUsdPerToken ?? summarizerPriorUsdPerToken(summarizerModel);
+  }
   /** The estimate behind the last flush started (expected cache rewrite and saving, for flush metrics). */
   lastRoi: RoiDecision | null = null;
 
@@ -156,7 +161,7 @@ export class TriggerState {
    * (`markCold`), and a reply's flush lands after the user's turn, whose warmth usage forecasts.
    */
   /** The cost model's estimate for flushing the pending work now, whatever decided the flush (telemetry). */
-  estimate(at: "turn-end" | "message-end" = "turn-end"): RoiDecision {
+  estimate(at: "turn-end" | "message-end" = "turn-end", summarizerModel = "default"): RoiDecision {
     return decideRoi({
       reuse: this.reuse,
       pending: this.pending,
@@ -164,7 +169,7 @@ export class TriggerState {
       at,
       coldNow: this.coldReason !== null,
       reclaimShare: this.reclaimShare,
-      summarizerUsdPerToken: this.summarizerUsdPerToken,
+      summarizerUsdPerToken: this.summarizerPrice(summarizerModel),
     });
   }
 
@@ -186,7 +191,7 @@ export class TriggerState {
         at,
         coldNow,
         reclaimShare: this.reclaimShare,
-        summarizerUsdPerToken: this.summarizerUsdPerToken,
+        summarizerUsdPerToken: this.summarizerPrice(settings.summarizerModel),
       },
     });
     if (!d.flush) return { flush: false, ...(d.decision ? { roi: d.decision } : {}) };

@@ -31,8 +31,19 @@ export const DEFAULT_RECLAIM_SHARE = 0.5;
 export const MIN_RECLAIM_TOKENS = 256;
 /** Share of the pending results' own tokens a flush reclaims at least (their stubs and summaries are small). */
 export const RESULT_RECLAIM = 0.8;
-/** Summarizer spend per summarized token until the service reports its own (Haiku 4.5: $1 in, $5 out, ~15% out). */
+/** Summarizer spend per summarized token of a model summarizer until the service reports its own (Haiku 4.5: $1 in, $5 out, ~15% out). */
 export const DEFAULT_SUMMARIZER_USD_PER_TOKEN = 1.75e-6;
+
+/**
+ * What the client expects the summarizer to bill per summarized token before the service has
+ * reported any bill, from the session's `summarizerModel` setting: `deterministic` makes no model
+ * call; `default` is the worker's own model, whose default (CONDENSE_SUMMARIZER_MODEL) is the
+ * deterministic summarizer too; a named model gets the model prior. A worker configured with a model
+ * reports its bill with the first summaries (the session state's stats), which replaces the prior.
+ */
+export function summarizerPriorUsdPerToken(summarizerModel: string): number {
+  return summarizerModel === "deterministic" || summarizerModel === "default" ? 0 : DEFAULT_SUMMARIZER_USD_PER_TOKEN;
+}
 
 export interface RoiInput {
   reuse: CacheReuse;

@@ -28,6 +28,7 @@ import {
   type PendingWork,
   type RearmProbeResult,
   type RoiDecision,
+  type RoiInput,
 } from "@condense/core";
 
 export interface TriggerDecision {
@@ -92,9 +93,12 @@ export class TriggerState {
    */
   landed(reclaimedTokens: number): void {
     if (this.inFlightTail === null || !(this.inFlightTail > 0) || !Number.isFinite(reclaimedTokens)) return;
-    const share = Math.min(1, Math.max(0, reclaimedTokens / this.inFlightTail));
+    // Chains compressed in front of the pending work reclaim outside the tail: not part of its share.
+    const ownReclaim = reclaimedTokens - this.inFlightChainReclaim;
+    const share = Math.min(1, Math.max(0, ownReclaim / this.inFlightTail));
     this.reclaimShare = 0.5 * this.reclaimShare + 0.5 * share;
     this.inFlightTail = null;
+    this.inFlightChainReclaim = 0;
   }
 
   /** Whether the last assistant message ended a reply (the next request follows a user turn). */
@@ -114,6 +118,10 @@ export class TriggerState {
   }
   /** The estimate behind the last flush started (expected cache rewrite and saving, for flush metrics). */
   lastRoi: RoiDecision | null = null;
+  /** What that estimate was made from: the flush request sizes its chains against it. */
+  lastRoiInput: Omit<RoiInput, "chains"> | null = null;
+  /** Estimated reclaim of the chains in front of the pending work the flush in flight compresses. */
+  inFlightChainReclaim = 0;
 
   /** session_start / session_tree: the queue, the previous fraction and the flag start over. */
   reset(): void {
@@ -123,6 +131,7 @@ export class TriggerState {
     this.pending = { resultTokens: 0, toolCalls: 0, firstResultAt: 0 };
     this.lastWasReply = false;
     this.lastRoi = null;
+    this.lastRoiInput = null;
   }
 
   /** One assistant message's usage: the request that produced it. */
@@ -160,9 +169,9 @@ export class TriggerState {
    * model does): so the request that carries it is cold only by a host event the client was told of
    * (`markCold`), and a reply's flush lands after the user's turn, whose warmth usage forecasts.
    */
-  /** The cost model's estimate for flushing the pending work now, whatever decided the flush (telemetry). */
-  estimate(at: "turn-end" | "message-end" = "turn-end", summarizerModel = "default"): RoiDecision {
-    return decideRoi({
+  /** The cost model's inputs for flushing the pending work now (no chains: the flush request sizes those). */
+  roiInput(at: "turn-end" | "message-end", summarizerModel: string): Omit<RoiInput, "chains"> {
+    return {
       reuse: this.reuse,
       pending: this.pending,
       contextTokens: this.contextTokens,
@@ -170,7 +179,12 @@ export class TriggerState {
       coldNow: this.coldReason !== null,
       reclaimShare: this.reclaimShare,
       summarizerUsdPerToken: this.summarizerPrice(summarizerModel),
-    });
+    };
+  }
+
+  /** The cost model's estimate for flushing the pending work now, whatever decided the flush (telemetry). */
+  estimate(at: "turn-end" | "message-end" = "turn-end", summarizerModel = "default"): RoiDecision {
+    return decideRoi(this.roiInput(at, summarizerModel));
   }
 
   private roiAt(
@@ -178,24 +192,17 @@ export class TriggerState {
     at: "turn-end" | "message-end",
     closingMessage?: AgentMessage,
   ): TriggerDecision {
-    const coldNow = this.coldReason !== null;
+    const roi = this.roiInput(at, settings.summarizerModel);
     const d = decideRoiGate({
       settings,
       pendingCount: this.pendingCount,
       flushing: this.flushing,
       ...(closingMessage ? { closingMessage } : {}),
-      roi: {
-        reuse: this.reuse,
-        pending: this.pending,
-        contextTokens: this.contextTokens,
-        at,
-        coldNow,
-        reclaimShare: this.reclaimShare,
-        summarizerUsdPerToken: this.summarizerPrice(settings.summarizerModel),
-      },
+      roi,
     });
     if (!d.flush) return { flush: false, ...(d.decision ? { roi: d.decision } : {}) };
     this.lastRoi = d.decision ?? null;
+    this.lastRoiInput = roi;
     return {
       flush: true,
       trigger: "roi",

@@ -24,8 +24,12 @@ describe("replay economics", () => {
     const runs = [await replaySession(session, { price }), await replaySession(session, { price })];
     const [a, b] = runs.map(({ sessionId: _id, durationMs: _ms, ...rest }) => rest);
     expect(b).toEqual(a);
-    // Each flush's whole job, the chain stage included, lands before the next request.
-    expect(a!.chainsCompressed).toBeGreaterThan(0);
+    // Each flush's whole job, the chain stage included, lands before the next request: the oracle's
+    // replayed schedule (manual flushes, which send every chain) compresses the sample's chains, and
+    // its bill is part of the report compared above. The roi policy holds them back: on the sample
+    // none repays the rewrite from its start (issue 18; docs/economics.md).
+    expect(a!.oracle.replayed?.flushes).toBeGreaterThan(0);
+    expect(a!.chainsCompressed).toBe(0);
     expect(a!.flushes.timedOut).toBe(0);
   });
 

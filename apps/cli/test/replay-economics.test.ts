@@ -18,6 +18,21 @@ const sample = join(REPO_ROOT, "examples/sample-session.jsonl");
 const compacted = join(REPO_ROOT, "../shared/data/sessions/pi/pi-mono_history_compact-2025-12-24.jsonl");
 
 describe("replay economics", () => {
+  it("is deterministic: two replays of the sample give the same report", { timeout: 300_000 }, async () => {
+    const session = loadSession(sample);
+    // The oracle's replay too: it runs on the same service as a second session.
+    const runs = [await replaySession(session, { price }), await replaySession(session, { price })];
+    const [a, b] = runs.map(({ sessionId: _id, durationMs: _ms, ...rest }) => rest);
+    expect(b).toEqual(a);
+    // Each flush's whole job, the chain stage included, lands before the next request: the oracle's
+    // replayed schedule (manual flushes, which send every chain) compresses the sample's chains, and
+    // its bill is part of the report compared above. The roi policy holds them back: on the sample
+    // none repays the rewrite from its start (issue 18; docs/economics.md).
+    expect(a!.oracle.replayed?.flushes).toBeGreaterThan(0);
+    expect(a!.chainsCompressed).toBe(0);
+    expect(a!.flushes.timedOut).toBe(0);
+  });
+
   it("shadow mode: every request sent is the raw one, byte for byte, and the saving is still reported", {
     timeout: 300_000,
   }, async () => {
@@ -54,7 +69,12 @@ describe("replay economics", () => {
     expect(forced.flushAtCalls).toEqual(r.oracle.oracleFlushes);
     expect(forced.oracle.replayed).toBeNull();
     expect(forced.cost.vsNoCompaction.savedUsd).toBeCloseTo(o.savedUsd, 9);
-    expect(r.oracle.share).toBeCloseTo(r.cost.vsNoCompaction.savedUsd / o.savedUsd, 9);
+    // The share of a schedule that saves nothing as replayed is 1 for a policy that loses nothing, else 0.
+    const policySaved = r.cost.vsNoCompaction.savedUsd;
+    expect(r.oracle.share).toBeCloseTo(
+      o.savedUsd > 1e-12 ? policySaved / o.savedUsd : policySaved >= -1e-12 ? 1 : 0,
+      9,
+    );
     const text = renderTextReport(r);
     expect(text.split("\n")[2]).toMatch(/^cost saved vs no compaction/);
     expect(text).toMatch(/cost saved vs as recorded \(no host compaction/);

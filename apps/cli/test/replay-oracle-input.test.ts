@@ -66,4 +66,19 @@ describe("the oracle's view of a replayed session", () => {
     expect(stubbedTokens - reclaimA).toBeGreaterThan(0.2 * summaryTokens);
     expect(stubbedTokens - reclaimA).toBeLessThan(0.3 * summaryTokens);
   });
+
+  it("the prompt in front of the first request belongs to no turn: a long one does not make turn 0 look larger condensed", () => {
+    const prompt = { role: "user", content: "P".repeat(20_000), timestamp: 0 } as AgentMessage;
+    const raw = [prompt, call(1, "a"), result(2, "a", "A".repeat(4000)), call(3, "b"), result(4, "b", "ok")];
+    const rendered = [prompt, call(1, "a"), result(2, "a", "[stub]"), call(3, "b"), result(4, "b", "ok")];
+    const sizes = (upTo: number) =>
+      Math.round(raw.slice(0, upTo).reduce((n, m) => n + JSON.stringify(m).length + 1, 1) / 4);
+    const calls = [1, 3, 5].map((messages) => ({ rawTokens: sizes(messages), messages, cold: false, outputTokens: 0 }));
+    const s = scheduleSessionOf(raw, rendered, calls);
+    // Turn 0 reclaims its stubbed result; the 5 000-token prompt is counted in neither its raw nor its condensed size.
+    const stubbed = Math.round((JSON.stringify(raw[2]).length - JSON.stringify(rendered[2]).length) / 4);
+    expect(s.raw[0]! - s.cond[0]!).toBeGreaterThan(stubbed - 5);
+    expect(s.raw[0]! - s.cond[0]!).toBeLessThan(stubbed + 5);
+    expect(s.cond[1]).toBe(s.raw[1]);
+  });
 });

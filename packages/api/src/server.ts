@@ -18,8 +18,15 @@ import {
   untilAvailable,
   type DbHandle,
 } from "@condense/db";
-import { condenseJobs, createBullmqQueue, producerConnection, type CondenseJobs, type JobQueue } from "@condense/queue";
-import { Redis } from "ioredis";
+import {
+  condenseJobs,
+  createBullmqQueue,
+  producerConnection,
+  workerConnection,
+  type CondenseJobs,
+  type JobQueue,
+} from "@condense/queue";
+import type { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { appConfigFromEnv, DEFAULT_APP_CONFIG, newApp } from "./app.ts";
 import { TenantKeyCache } from "./auth/tenant-auth.ts";
@@ -147,9 +154,9 @@ export async function startServer(config: StartServerConfig = {}): Promise<Runni
     const policy = { perSecond: env.rateLimitPerSec, burst: env.rateLimitBurst };
     if (env.mode === "fleet") {
       // Fail-fast connection: a Redis outage must surface as an error, never a hung request.
-      const publisher = producerConnection(env.redisUrl);
+      const publisher = await producerConnection(env.redisUrl);
       publisher.on("error", () => {});
-      const subscriber = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
+      const subscriber = await workerConnection(env.redisUrl);
       subscriber.on("error", () => {});
       cleanups.push(async () => {
         publisher.disconnect();

@@ -2,21 +2,28 @@
  * What a flush request carries (POST /v1/sessions/:id/flushes): the trigger, the pre-flush context
  * metrics snapshot, the chains the client detected on its branch (with the closing reply threaded in on
  * the reply path, CAP-CHAIN-4) and, per chain, whether recovery grace defers it (CAP-QUERY-6), plus the
- * session settings. The worker never sees the agent's messages, so everything that needs them is
- * computed here, off the agent's critical path. Chains are detected once and serve both the request
- * and the metrics' chain share; message sizes come from the caller's cache (message-sizes.ts).
+ * session settings. A `roi` flush carries only the chains whose compression repays its own cache rewrite
+ * (core's chooseFlushChains); the manual command and the budget ceiling carry every chain. The worker
+ * never sees the agent's messages, so everything that needs them is computed here, off the agent's
+ * critical path. Chains are detected once and serve both the request and the metrics' chain share;
+ * message sizes come from the caller's cache (message-sizes.ts).
  */
 import {
+  chainCandidates,
+  chooseFlushChains,
   computeContextMetrics,
   detectChains,
   graceSet,
   isChainDeferred,
+  selectEligibleChains,
   withClosingMessage,
   type AgentMessage,
   type CondenseSettings,
   type CondenseState,
   type DetectedChain,
   type FlushTrigger,
+  type RoiDecision,
+  type RoiInput,
   type SizeOf,
 } from "@condense/core";
 import type { FlushChainInput, FlushMetricsInput, FlushRequest } from "@condense/contract";
@@ -42,6 +49,19 @@ export interface FlushInput {
   /** The reply that triggered a message-end flush; not persisted yet. */
   closingMessage?: AgentMessage;
   usage?: { tokens: number | null; contextWindow: number } | null;
+  /**
+   * The `roi` policy's inputs when it decided this flush: the chains the worker would compress are
+   * then sized and only those that pay are sent. Absent (manual command, budget ceiling): all are sent.
+   */
+  roi?: Omit<RoiInput, "chains">;
+}
+
+export interface FlushBuild {
+  body: Omit<FlushRequestBody, "flushId">;
+  /** The `roi` estimate with the chains the request carries, when the policy chose them. */
+  roi: RoiDecision | null;
+  /** Estimated reclaim (tokens) of the chains sent that start in front of the pending work. */
+  chainReclaimTokens: number;
 }
 
 function toFlushChain(c: DetectedChain, grace: ReadonlySet<string>): FlushChain | null {
@@ -81,13 +101,35 @@ export function buildFlushRequest(
   state: CondenseState,
   settings: CondenseSettings,
   sizeOf?: SizeOf,
-): Omit<FlushRequestBody, "flushId"> {
+): FlushBuild {
   const detection = withClosingMessage(input.branch, input.closingMessage);
   // Grace is computed on the branch without the closing message (CAP-CHAIN-4).
   const grace = graceSet(input.branch, settings.recoveryGraceTurns);
   const detected = detectChains(detection, settings);
+  // Only chains the worker would compress are held back; the rest (the rolling window, deferred or
+  // compressed ones) stay in the list, so the worker's window over the list is what it was.
+  const held = new Set<DetectedChain>();
+  let roi: RoiDecision | null = null;
+  let chainReclaimTokens = 0;
+  if (input.roi && settings.enabled && settings.chainCompression.enabled) {
+    const eligible = selectEligibleChains(detected, state, {
+      rollingWindow: settings.chainCompression.rollingWindow,
+      graceKeys: grace,
+    });
+    if (eligible.length > 0) {
+      const candidates = chainCandidates(detection, eligible, state, settings);
+      const choice = chooseFlushChains(input.roi, candidates);
+      roi = choice.decision;
+      const pendingTail = Math.max(0, input.roi.contextTokens - input.roi.pending.firstResultAt);
+      eligible.forEach((c, i) => {
+        if (!choice.send[i]) held.add(c);
+        else if (candidates[i]!.tailTokens > pendingTail) chainReclaimTokens += candidates[i]!.reclaimTokens;
+      });
+    }
+  }
   const chains: FlushChain[] = [];
   for (const c of detected) {
+    if (held.has(c)) continue;
     const fc = toFlushChain(c, grace);
     if (fc) chains.push(fc);
   }
@@ -102,5 +144,5 @@ export function buildFlushRequest(
     metrics.tokens = input.usage.tokens;
     metrics.contextWindow = input.usage.contextWindow;
   }
-  return { trigger: input.trigger, metrics, chains, settings: { ...settings } };
+  return { body: { trigger: input.trigger, metrics, chains, settings: { ...settings } }, roi, chainReclaimTokens };
 }

@@ -127,14 +127,16 @@ export class FlushScheduler {
     const econ =
       trig === "roi" && trigger.lastRoi
         ? trigger.lastRoi
-        : trigger.estimate(closingMessage ? "message-end" : "turn-end");
-    const expected = {
-      expectedCacheWriteTokens: Math.round(econ.inputs.rewriteTokens),
+        : trigger.estimate(closingMessage ? "message-end" : "turn-end", deps.settings().summarizerModel);
+    // A `roi` flush sizes the chains it could compress against the inputs the policy decided on.
+    const roiInput = trig === "roi" ? trigger.lastRoiInput : null;
+    const expectedOf = (e: typeof econ) => ({
+      expectedCacheWriteTokens: Math.round(e.inputs.rewriteTokens),
       expectedCacheReadSavedTokens: Math.round(
-        econ.inputs.reclaimTokens * (econ.inputs.remainingCalls + 1) * econ.inputs.laterWarm,
+        e.inputs.reclaimTokens * (e.inputs.remainingCalls + 1) * e.inputs.laterWarm,
       ),
       ...(trigger.reuse.lastModel ? { agentModel: trigger.reuse.lastModel } : {}),
-    };
+    });
     trigger.flushing = true;
     trigger.flushStarted();
     const state = deps.knownState();
@@ -142,14 +144,22 @@ export class FlushScheduler {
     const build = () => {
       const t0 = performance.now();
       try {
-        const body = buildFlushRequest(
-          { trigger: trig, branch, ...(closingMessage ? { closingMessage } : {}), ...(usage ? { usage } : {}) },
+        const built = buildFlushRequest(
+          {
+            trigger: trig,
+            branch,
+            ...(closingMessage ? { closingMessage } : {}),
+            ...(usage ? { usage } : {}),
+            ...(roiInput ? { roi: roiInput } : {}),
+          },
           state,
           current,
           deps.sizeOf,
         );
+        const body = built.body;
+        trigger.inFlightChainReclaim = built.chainReclaimTokens;
         if (deps.handOff?.active) body.summarizerHandedOff = true;
-        body.metrics = { ...body.metrics, ...expected };
+        body.metrics = { ...body.metrics, ...expectedOf(built.roi ?? econ) };
         deps.onMetrics(body.metrics);
         deps.outbox.enqueueFlush(body);
         deps.emit({ type: "flush-queued", trigger: trig, buildMs: performance.now() - t0 });

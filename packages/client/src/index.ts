@@ -17,6 +17,7 @@ export {
 export type { ClientEvent } from "./client-events.ts";
 export {
   buildFlushRequest,
+  type FlushBuild,
   type FlushChain,
   type FlushInput,
   type FlushMetricsSnapshot,

@@ -5,8 +5,6 @@
  * class only holds what they read and applies what they return.
  */
 import {
-  DEFAULT_CACHE_PRICES,
-  DEFAULT_SUMMARIZER_USD_PER_TOKEN,
   DEFAULT_RECLAIM_SHARE,
   decideManual,
   decideMessageEnd,
@@ -17,10 +15,9 @@ import {
   emptyCacheReuse,
   isTextReply,
   observeCall,
-  observedPrices,
+  summarizerPriorUsdPerToken,
   tokensOfChars,
   type AgentMessage,
-  type CachePrices,
   type CacheReuse,
   type CallUsage,
   type CapturedBatch,
@@ -31,6 +28,7 @@ import {
   type PendingWork,
   type RearmProbeResult,
   type RoiDecision,
+  type RoiInput,
 } from "@condense/core";
 
 export interface TriggerDecision {
@@ -74,22 +72,7 @@ export function usageOfMessage(m: AgentMessage): CallUsage | null {
   };
 }
 
-/** What the roi gate read at one opportunity, and what it answered. */
-interface GateMemo {
-  enabled: boolean;
-  pruneOn: CondenseSettings["pruneOn"];
-  flushPolicy: CondenseSettings["flushPolicy"];
-  pendingCount: number;
-  flushing: boolean;
-  closingMessage: AgentMessage | undefined;
-  reuse: CacheReuse;
-  pending: PendingWork;
-  contextTokens: number;
-  coldNow: boolean;
-  reclaimShare: number;
-  summarizerUsdPerToken: number;
-  out: TriggerDecision;
-}
+const batchResultTokens = (b: CapturedBatch) => b.toolCalls.reduce((n, c) => n + tokensOfChars(c.resultText.length), 0);
 
 export class TriggerState {
   pendingCount = 0;
@@ -110,9 +93,12 @@ export class TriggerState {
    */
   landed(reclaimedTokens: number): void {
     if (this.inFlightTail === null || !(this.inFlightTail > 0) || !Number.isFinite(reclaimedTokens)) return;
-    const share = Math.min(1, Math.max(0, reclaimedTokens / this.inFlightTail));
+    // Chains compressed in front of the pending work reclaim outside the tail: not part of its share.
+    const ownReclaim = reclaimedTokens - this.inFlightChainReclaim;
+    const share = Math.min(1, Math.max(0, ownReclaim / this.inFlightTail));
     this.reclaimShare = 0.5 * this.reclaimShare + 0.5 * share;
     this.inFlightTail = null;
+    this.inFlightChainReclaim = 0;
   }
 
   /** Whether the last assistant message ended a reply (the next request follows a user turn). */
@@ -123,10 +109,19 @@ export class TriggerState {
   reclaimShare = DEFAULT_RECLAIM_SHARE;
   /** The tail (tokens) the flush in flight condenses, until its reclaim is measured. */
   inFlightTail: number | null = null;
-  /** Summarizer USD per summarized token, as the service last reported it. */
-  summarizerUsdPerToken = DEFAULT_SUMMARIZER_USD_PER_TOKEN;
+  /** Summarizer USD per summarized token, as the service last reported it; null until it reported one. */
+  summarizerUsdPerToken: number | null = null;
+
+  /** The service's reported price, else the prior for the session's `summarizerModel` setting. */
+  private summarizerPrice(summarizerModel: string): number {
+    return this.summarizerUsdPerToken ?? summarizerPriorUsdPerToken(summarizerModel);
+  }
   /** The estimate behind the last flush started (expected cache rewrite and saving, for flush metrics). */
   lastRoi: RoiDecision | null = null;
+  /** What that estimate was made from: the flush request sizes its chains against it. */
+  lastRoiInput: Omit<RoiInput, "chains"> | null = null;
+  /** Estimated reclaim of the chains in front of the pending work the flush in flight compresses. */
+  inFlightChainReclaim = 0;
 
   /** session_start / session_tree: the queue, the previous fraction and the flag start over. */
   reset(): void {
@@ -136,6 +131,7 @@ export class TriggerState {
     this.pending = { resultTokens: 0, toolCalls: 0, firstResultAt: 0 };
     this.lastWasReply = false;
     this.lastRoi = null;
+    this.lastRoiInput = null;
   }
 
   /** One assistant message's usage: the request that produced it. */
@@ -173,36 +169,22 @@ export class TriggerState {
    * model does): so the request that carries it is cold only by a host event the client was told of
    * (`markCold`), and a reply's flush lands after the user's turn, whose warmth usage forecasts.
    */
-  /** The cost model's estimate for flushing the pending work now, whatever decided the flush (telemetry). */
-  estimate(at: "turn-end" | "message-end" = "turn-end"): RoiDecision {
-    return decideRoi({
+  /** The cost model's inputs for flushing the pending work now (no chains: the flush request sizes those). */
+  roiInput(at: "turn-end" | "message-end", summarizerModel: string): Omit<RoiInput, "chains"> {
+    return {
       reuse: this.reuse,
       pending: this.pending,
       contextTokens: this.contextTokens,
       at,
       coldNow: this.coldReason !== null,
       reclaimShare: this.reclaimShare,
-      summarizerUsdPerToken: this.summarizerUsdPerToken,
-    });
+      summarizerUsdPerToken: this.summarizerPrice(summarizerModel),
+    };
   }
 
-  /**
-   * The gate's last answer at each kind of opportunity, with everything it read. The gate is a pure
-   * function of these (the usage and pending records are replaced, never changed in place), so a
-   * repeat with the same inputs (a turn that queued nothing, a second opportunity before any usage)
-   * returns the same decision without estimating again.
-   */
-  private readonly gateMemo: { "turn-end": GateMemo | null; "message-end": GateMemo | null } = {
-    "turn-end": null,
-    "message-end": null,
-  };
-  /** Prices recovered from `reuse` (what the estimate reads when no prices are given), until it changes. */
-  private pricesMemo: { reuse: CacheReuse; prices: CachePrices } | null = null;
-
-  private pricesOf(reuse: CacheReuse): CachePrices {
-    if (this.pricesMemo?.reuse !== reuse)
-      this.pricesMemo = { reuse, prices: observedPrices(reuse, DEFAULT_CACHE_PRICES) };
-    return this.pricesMemo.prices;
+  /** The cost model's estimate for flushing the pending work now, whatever decided the flush (telemetry). */
+  estimate(at: "turn-end" | "message-end" = "turn-end", summarizerModel = "default"): RoiDecision {
+    return decideRoi(this.roiInput(at, summarizerModel));
   }
 
   private roiAt(
@@ -210,69 +192,17 @@ export class TriggerState {
     at: "turn-end" | "message-end",
     closingMessage?: AgentMessage,
   ): TriggerDecision {
-    const coldNow = this.coldReason !== null;
-    const memo = this.gateMemo[at];
-    if (
-      memo &&
-      memo.enabled === settings.enabled &&
-      memo.pruneOn === settings.pruneOn &&
-      memo.flushPolicy === settings.flushPolicy &&
-      memo.pendingCount === this.pendingCount &&
-      memo.flushing === this.flushing &&
-      memo.closingMessage === closingMessage &&
-      memo.reuse === this.reuse &&
-      memo.pending === this.pending &&
-      memo.contextTokens === this.contextTokens &&
-      memo.coldNow === coldNow &&
-      memo.reclaimShare === this.reclaimShare &&
-      memo.summarizerUsdPerToken === this.summarizerUsdPerToken
-    ) {
-      if (memo.out.flush) this.lastRoi = memo.out.roi ?? null;
-      return { ...memo.out };
-    }
-    const out = this.decideGate(settings, at, coldNow, closingMessage);
-    this.gateMemo[at] = {
-      enabled: settings.enabled,
-      pruneOn: settings.pruneOn,
-      flushPolicy: settings.flushPolicy,
-      pendingCount: this.pendingCount,
-      flushing: this.flushing,
-      closingMessage,
-      reuse: this.reuse,
-      pending: this.pending,
-      contextTokens: this.contextTokens,
-      coldNow,
-      reclaimShare: this.reclaimShare,
-      summarizerUsdPerToken: this.summarizerUsdPerToken,
-      out,
-    };
-    return { ...out };
-  }
-
-  private decideGate(
-    settings: CondenseSettings,
-    at: "turn-end" | "message-end",
-    coldNow: boolean,
-    closingMessage?: AgentMessage,
-  ): TriggerDecision {
+    const roi = this.roiInput(at, settings.summarizerModel);
     const d = decideRoiGate({
       settings,
       pendingCount: this.pendingCount,
       flushing: this.flushing,
       ...(closingMessage ? { closingMessage } : {}),
-      roi: {
-        reuse: this.reuse,
-        pending: this.pending,
-        contextTokens: this.contextTokens,
-        at,
-        coldNow,
-        prices: this.pricesOf(this.reuse),
-        reclaimShare: this.reclaimShare,
-        summarizerUsdPerToken: this.summarizerUsdPerToken,
-      },
+      roi,
     });
     if (!d.flush) return { flush: false, ...(d.decision ? { roi: d.decision } : {}) };
     this.lastRoi = d.decision ?? null;
+    this.lastRoiInput = roi;
     return {
       flush: true,
       trigger: "roi",
@@ -287,20 +217,16 @@ export class TriggerState {
     return d.error;
   }
 
-  /**
-   * A live batch was queued this turn; its results join the pending work the `roi` policy sizes. The
-   * running totals grow by this batch alone (one pass over its calls, one new record).
-   */
+  /** A live batch was queued this turn; its results join the pending work the `roi` policy sizes. */
   pushed(batch?: CapturedBatch): void {
     this.pendingCount++;
     if (!batch) return;
-    let tokens = 0;
-    for (const c of batch.toolCalls) tokens += tokensOfChars(c.resultText.length);
-    const p = this.pending;
+    const tokens = batchResultTokens(batch);
+    if (this.pending.toolCalls === 0) this.pending = { ...this.pending, firstResultAt: this.contextTokens };
     this.pending = {
-      resultTokens: p.resultTokens + tokens,
-      toolCalls: p.toolCalls + batch.toolCalls.length,
-      firstResultAt: p.toolCalls === 0 ? this.contextTokens : p.firstResultAt,
+      ...this.pending,
+      resultTokens: this.pending.resultTokens + tokens,
+      toolCalls: this.pending.toolCalls + batch.toolCalls.length,
     };
     this.contextTokens += tokens;
   }

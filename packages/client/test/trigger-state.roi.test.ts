@@ -142,4 +142,22 @@ describe("TriggerState under the roi policy", () => {
     t.calibrate(state);
     expect(t.summarizerUsdPerToken).toBe(0);
   });
+
+  it("until the service reports a bill, the summarizer costs what the session's summarizerModel setting implies", () => {
+    const named = normalizeSettings({ summarizerModel: "anthropic/claude-haiku-4-5" });
+    const t = new TriggerState();
+    t.messageEnd(ROI, toolTurn(0), { input: 0, cacheRead: 0, cacheWrite: 60_000, output: 0 });
+    t.pushed(batch(8000));
+    const free = t.turnEnd(ROI, 1, true, { tokens: 62_000, contextWindow: 200_000 }).roi!;
+    const billed = t.turnEnd(named, 1, true, { tokens: 62_000, contextWindow: 200_000 }).roi!;
+    expect(free.inputs.summarizerUsd).toBe(0);
+    expect(billed.inputs.summarizerUsd).toBeGreaterThan(0);
+    expect(t.estimate("turn-end", "anthropic/claude-haiku-4-5").inputs.summarizerUsd).toBe(billed.inputs.summarizerUsd);
+    // A reported bill replaces the prior whatever the setting says.
+    t.calibrate({
+      summaries: [{ id: "s" }],
+      stats: { callCount: 1, totalInputTokens: 1000, totalOutputTokens: 100, totalCost: 0.003 },
+    } as unknown as Parameters<TriggerState["calibrate"]>[0]);
+    expect(t.estimate().inputs.summarizerUsd).toBeCloseTo(2000 * 3e-6, 12);
+  });
 });

@@ -16,6 +16,7 @@ export * from "./capture.ts";
 export * from "./triggers.ts";
 export * from "./chain-detect.ts";
 export * from "./chain-plan.ts";
+export * from "./chain-cost.ts";
 export * from "./metrics.ts";
 export * from "./texts.ts";
 export * from "./diagnostics.ts";

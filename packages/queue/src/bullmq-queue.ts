@@ -7,7 +7,7 @@
  * started meanwhile (so the payload becomes the follow-up instead of being lost).
  */
 import { randomUUID } from "node:crypto";
-import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from "bullmq";
+import type { Job, JobsOptions, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { JobCatalog, JobDefinition } from "./job-definition.ts";
 import {
@@ -21,7 +21,7 @@ import {
   type JobRun,
   type QueueCounts,
 } from "./job-queue.ts";
-import { producerConnection, waitReady, workerConnection } from "./redis-connections.ts";
+import { producerConnection, redisClass, WORKER_CONNECTION, waitReady } from "./redis-connections.ts";
 import { runAttempt } from "./run-attempt.ts";
 
 export interface BullmqQueueOptions<C extends JobCatalog> extends JobQueueOptions<C> {
@@ -47,7 +47,10 @@ export async function createBullmqQueue<C extends JobCatalog>(
   const { catalog } = options;
   const prefix = options.prefix ?? "condense";
   const queueName = options.queueName ?? "condense-jobs";
-  const producer = producerConnection(options.redisUrl);
+  // BullMQ (and ioredis) load only when a queue on Redis is made: the embedded default never loads them.
+  const bull = await import("bullmq");
+  const RedisClient = await redisClass();
+  const producer = await producerConnection(options.redisUrl);
   producer.on("error", () => {}); // surfaced through failing commands; avoid unhandled "error" events
   try {
     await waitReady(producer);
@@ -55,7 +58,7 @@ export async function createBullmqQueue<C extends JobCatalog>(
     producer.disconnect();
     throw err;
   }
-  const queue = new Queue(queueName, { connection: producer, prefix });
+  const queue = new bull.Queue(queueName, { connection: producer, prefix });
   queue.on("error", () => {});
   await queue.waitUntilReady();
 
@@ -128,16 +131,17 @@ export async function createBullmqQueue<C extends JobCatalog>(
 
     process(handler: JobHandler<C>, opts) {
       if (worker) throw new Error("process() was already called on this queue");
-      workerConn = workerConnection(options.redisUrl);
+      workerConn = new RedisClient(options.redisUrl, WORKER_CONNECTION);
       workerConn.on("error", () => {});
-      worker = new Worker(
+      worker = new bull.Worker(
         queueName,
         async (job: Job) => {
           const def = definition(job.name);
           const startedAt = Date.now();
           const attempt = job.attemptsMade + 1;
           const parsed = def.payload.safeParse(job.data);
-          if (!parsed.success) throw new UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
+          if (!parsed.success)
+            throw new bull.UnrecoverableError(`invalid ${job.name} payload: ${parsed.error.message}`);
           running++;
           try {
             return await runAttempt(job.name, def.timeoutMs, closeCtrl.signal, (signal) =>
@@ -153,7 +157,7 @@ export async function createBullmqQueue<C extends JobCatalog>(
               } as JobRun<C>),
             );
           } catch (err) {
-            if (err instanceof NonRetryableJobError) throw new UnrecoverableError(err.message);
+            if (err instanceof NonRetryableJobError) throw new bull.UnrecoverableError(err.message);
             throw err;
           } finally {
             running--;

@@ -43,7 +43,17 @@ export interface InProcessQueueOptions<C extends JobCatalog> extends JobQueueOpt
   random?: () => number;
 }
 
-export function createInProcessQueue<C extends JobCatalog>(options: InProcessQueueOptions<C>): JobQueue<C> {
+/** The in-process queue also tells when it has nothing left to run (one process sees every job). */
+export interface InProcessJobQueue<C extends JobCatalog> extends JobQueue<C> {
+  /**
+   * Resolves once no job is waiting, running, parked as a follow-up or delayed for a retry (at once
+   * when the queue is idle already): every job enqueued before the call, and any it led to, has
+   * finished for good (completed or failed).
+   */
+  whenIdle(): Promise<void>;
+}
+
+export function createInProcessQueue<C extends JobCatalog>(options: InProcessQueueOptions<C>): InProcessJobQueue<C> {
   const { catalog } = options;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
@@ -58,6 +68,18 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
   let completed = 0;
   let failed = 0;
   let wakeTimer: NodeJS.Timeout | undefined;
+  let idleWaiters: (() => void)[] = [];
+
+  function idle(): boolean {
+    return ready.length === 0 && active.size === 0 && delayed.size === 0 && slots.size === 0;
+  }
+
+  function wakeIdleWaiters(): void {
+    if (idleWaiters.length === 0 || !idle()) return;
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const w of waiters) w();
+  }
 
   function definition(name: string) {
     const def = catalog[name];
@@ -153,6 +175,7 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
       // An observer must never break the queue.
     }
     schedule();
+    wakeIdleWaiters();
   }
 
   /** The holder finished for good: promote the follow-up, if any, to holder. */
@@ -215,8 +238,16 @@ export function createInProcessQueue<C extends JobCatalog>(options: InProcessQue
       for (const s of slots.values()) if (s.next) parked++;
       return { waiting: ready.length + parked, active: active.size, delayed: delayed.size, failed, completed };
     },
+    whenIdle() {
+      if (idle()) return Promise.resolve();
+      return new Promise<void>((resolve) => idleWaiters.push(resolve));
+    },
     async close(graceMs = 30_000): Promise<CloseResult> {
       closing = true;
+      // Nothing runs after a close: a waiter is released rather than left hanging.
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const w of waiters) w();
       if (wakeTimer) clearTimeout(wakeTimer);
       const running = [...active.values()];
       if (running.length === 0) return { timedOut: false, abandoned: 0 };

@@ -5,6 +5,6 @@
 export * from "./job-definition.ts";
 export * from "./job-catalog.ts";
 export * from "./job-queue.ts";
-export { createInProcessQueue, type InProcessQueueOptions } from "./in-process-queue.ts";
+export { createInProcessQueue, type InProcessJobQueue, type InProcessQueueOptions } from "./in-process-queue.ts";
 export { createBullmqQueue, type BullmqJobQueue, type BullmqQueueOptions } from "./bullmq-queue.ts";
 export { producerConnection, workerConnection } from "./redis-connections.ts";

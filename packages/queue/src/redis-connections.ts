@@ -3,15 +3,26 @@
  * one retry per command, so a Redis outage turns into an immediate error the API can answer with
  * 503 instead of a request that hangs. Workers block on Redis and must retry forever
  * (maxRetriesPerRequest: null, which BullMQ requires for workers).
+ * ioredis is loaded on the first connection: a process on the embedded default never loads it.
  */
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 
-export function producerConnection(url: string, extra: RedisOptions = {}): Redis {
-  return new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, ...extra });
+/** A worker's (and a subscriber's) connection options: blocking commands, retried forever. */
+export const WORKER_CONNECTION: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true };
+
+/** The ioredis client class, loaded on first use. */
+export async function redisClass(): Promise<typeof Redis> {
+  return (await import("ioredis")).Redis;
 }
 
-export function workerConnection(url: string, extra: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra });
+export async function producerConnection(url: string, extra: RedisOptions = {}): Promise<Redis> {
+  const RedisClient = await redisClass();
+  return new RedisClient(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, ...extra });
+}
+
+export async function workerConnection(url: string, extra: RedisOptions = {}): Promise<Redis> {
+  const RedisClient = await redisClass();
+  return new RedisClient(url, { ...WORKER_CONNECTION, ...extra });
 }
 
 /** With the offline queue off, commands before "ready" fail; wait for it (or fail after timeoutMs). */

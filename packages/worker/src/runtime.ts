@@ -22,6 +22,7 @@ import {
   condenseJobs,
   createBullmqQueue,
   createInProcessQueue,
+  type InProcessJobQueue,
   workerConnection,
   type CloseResult,
   type CondenseJobs,
@@ -74,6 +75,12 @@ export interface Runtime {
   config: WorkerConfig;
   db: DbHandle;
   queue: JobQueue<CondenseJobs>;
+  /**
+   * Resolves once the queue has no job left to run (every flush enqueued so far finished, its chain
+   * stage included); only for the in-process queue this runtime made, null otherwise (BullMQ, or a
+   * queue the caller owns).
+   */
+  whenIdle: (() => Promise<void>) | null;
   summarizer: Summarizer;
   metrics: WorkerMetrics;
   handler: JobHandler<CondenseJobs>;
@@ -128,13 +135,14 @@ export async function createRuntime(config: WorkerConfig, deps: RuntimeDeps = {}
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
-      const conn = workerConnection(config.redisUrl);
+      const conn = await workerConnection(config.redisUrl);
       conn.on("error", () => {});
       owned.push(() => conn.quit().catch(() => conn.disconnect()));
       redis = conn;
     }
 
     let queue = deps.jobQueue;
+    let inProcess: InProcessJobQueue<CondenseJobs> | null = null;
     const ownsQueue = !queue;
     if (!queue) {
       const onJobEvent = deps.onJobEvent;
@@ -153,7 +161,7 @@ export async function createRuntime(config: WorkerConfig, deps: RuntimeDeps = {}
               }),
             { logger, state: startup, ...(deps.signal ? { signal: deps.signal } : {}) },
           )
-        : createInProcessQueue({ catalog: condenseJobs, ...(onJobEvent ? { onJobEvent } : {}) });
+        : (inProcess = createInProcessQueue({ catalog: condenseJobs, ...(onJobEvent ? { onJobEvent } : {}) }));
     }
 
     const metrics = createWorkerMetrics(deps.registry);
@@ -202,6 +210,7 @@ export async function createRuntime(config: WorkerConfig, deps: RuntimeDeps = {}
       config,
       db: dbHandle,
       queue: q,
+      whenIdle: inProcess ? inProcess.whenIdle : null,
       summarizer,
       metrics,
       handler,

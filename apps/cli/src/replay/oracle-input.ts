@@ -50,12 +50,15 @@ export function scheduleSessionOf(
   const rawChars = new Array<number>(K).fill(0);
   raw.forEach((m, i) => {
     const t = turnOfIndex(i);
-    if (t < 0) return;
-    rawChars[t] = rawChars[t]! + messageChars(m) + 1;
+    // The messages of the first request's context (the prompt) belong to no turn; they are keyed
+    // too, so that their render is not taken for part of turn 0 (a long prompt made any first flush
+    // look as if it added the prompt again to every request, and no schedule could pay).
     const k = keyOf(m);
     const q = byKey.get(k);
     if (q) q.push(t);
     else byKey.set(k, [t]);
+    if (t < 0) return;
+    rawChars[t] = rawChars[t]! + messageChars(m) + 1;
     if (isToolResult(m)) {
       turnOfCall.set(m.toolCallId, t);
       resultChars.set(m.toolCallId, messageChars(m));
@@ -66,8 +69,10 @@ export function scheduleSessionOf(
   for (const m of rendered) {
     let t: number | undefined;
     const q = byKey.get(keyOf(m));
-    if (q && q.length > 0) t = q.shift();
-    else if (isSummaryMessage(m)) {
+    if (q && q.length > 0) {
+      t = q.shift();
+      if (t === -1) continue;
+    } else if (isSummaryMessage(m)) {
       // A summary covering several turns' results is shared among those turns in proportion to the
       // results it covers (one summary of the whole session must not all land on its first turn).
       const refs = (m.details as { toolCallRefs?: { toolCallId?: string }[] } | undefined)?.toolCallRefs ?? [];

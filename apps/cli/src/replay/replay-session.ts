@@ -3,8 +3,9 @@
  * drive it, turn by turn. Before every model call the branch is rendered by the client (against the
  * state it mirrors from the API); after every turn the finished tool calls are captured and the
  * trigger policy decides whether to ask for a flush. A flush goes client -> API -> queue -> worker ->
- * summarizer -> Postgres/PGlite, and the replay waits for it before the next call (as if the
- * summarizer kept pace with the agent), then delivers the new summaries into the branch.
+ * summarizer -> Postgres/PGlite, and the replay waits for its whole job (the chain stage included)
+ * before the next call (as if the summarizer kept pace with the agent), then delivers the new
+ * summaries into the branch.
  *
  * Measured per model call: the raw context (what the agent sent without Condense) and the rendered
  * one, both as chars/4 tokens of the JSON message array, plus their cache-aware input cost.
@@ -25,7 +26,7 @@ import {
   type AgentMessage,
 } from "@condense/core";
 import { openMigratedMemoryPglite } from "@condense/db";
-import { startSingleProcessService } from "@condense/service";
+import { startSingleProcessService, type SingleProcessService } from "@condense/service";
 import { CacheCostMeter, type CacheTally } from "./cache-cost.ts";
 import type { LoadedSession } from "./load-session.ts";
 import { scheduleSessionOf } from "./oracle-input.ts";
@@ -190,15 +191,6 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
   const started = Date.now();
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
-  const sessionId = `replay-${basename(session.file)
-    .replace(/[^A-Za-z0-9._-]/g, "_")
-    .slice(0, 80)}-${started.toString(36)}`;
-  const contextWindow = options.contextWindow ?? options.price.contextWindow;
-  const flushTimeoutMs = options.flushTimeoutMs ?? 120_000;
-  const messages = session.messages;
-  const totalCalls = messages.filter(isAssistant).length;
-
-  let clock = messages[0]?.timestamp ?? Date.now();
   // A throwaway database in memory, loaded migrated from a cached tarball instead of an initdb
   // (several seconds): no directory of thousands of files to copy in and remove again.
   const memoryDb = ownDir ? await openMigratedMemoryPglite(join(tmpdir(), "condense-pglite-templates")) : undefined;
@@ -211,6 +203,37 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     await memoryDb?.close().catch(() => {});
     throw err;
   });
+  try {
+    // The service's start counts in the replay's time.
+    return { ...(await replayOn(host, session, options, "")), durationMs: Date.now() - started };
+  } finally {
+    await host.close().catch(() => {});
+    await memoryDb?.close().catch(() => {});
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * One replay of `session` on a running embedded service, as its own session (`suffix` tells a second
+ * replay on the same service apart: the oracle's schedule replays beside the policy's, not on a
+ * second service).
+ */
+async function replayOn(
+  host: SingleProcessService,
+  session: LoadedSession,
+  options: ReplayOptions,
+  suffix: string,
+): Promise<ReplayResult> {
+  const started = Date.now();
+  const sessionId = `replay-${basename(session.file)
+    .replace(/[^A-Za-z0-9._-]/g, "_")
+    .slice(0, 80)}-${started.toString(36)}${suffix}`;
+  const contextWindow = options.contextWindow ?? options.price.contextWindow;
+  const flushTimeoutMs = options.flushTimeoutMs ?? 120_000;
+  const messages = session.messages;
+  const totalCalls = messages.filter(isAssistant).length;
+
+  let clock = messages[0]?.timestamp ?? Date.now();
   let client: CondenseClient | undefined;
   try {
     const forced = options.flushSchedule ? new Set(options.flushSchedule) : null;
@@ -320,19 +343,21 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
       });
     };
 
+    // The agent's next request comes after the service finished the flush: its whole job, the chain
+    // stage included, so what the next render sees never depends on timing. The in-process queue
+    // says when it is idle; no status polling.
+    const whenIdle = host.runtime.whenIdle;
+    if (!whenIdle) throw new Error("replay needs the embedded service's in-process queue");
     const awaitFlush = async (c: CondenseClient, counted = true) => {
       if (counted) flushes++;
       const deadline = Date.now() + flushTimeoutMs;
       await c.drain(flushTimeoutMs);
-      for (;;) {
-        const st = await statusOf(c);
-        if (Number(st.queuedFlushRequests ?? 0) === 0) break;
-        if (Date.now() > deadline) {
-          timedOut++;
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), Math.max(0, deadline - Date.now()));
+      });
+      if ((await Promise.race([whenIdle(), late])) === "late") timedOut++;
+      clearTimeout(timer);
       await c.sync();
     };
 
@@ -463,8 +488,8 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     let replayed: OracleReport["replayed"] = null;
     if (options.replayOracle !== false && !forced) {
       // The same schedule the model found best, billed by the same replay as the policy's.
-      const { dataDir: _own, onProgress: _quiet, ...same } = options;
-      const o = await replaySession(session, { ...same, replayOracle: false, flushSchedule: best.flushes });
+      const { onProgress: _quiet, ...same } = options;
+      const o = await replayOn(host, session, { ...same, replayOracle: false, flushSchedule: best.flushes }, "-oracle");
       replayed = {
         costUsd: o.cost.condensed.costUsd + o.cost.summarizerUsd,
         savedUsd: o.cost.vsNoCompaction.savedUsd,
@@ -547,8 +572,5 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     };
   } finally {
     await client?.close().catch(() => {});
-    await host.close().catch(() => {});
-    await memoryDb?.close().catch(() => {});
-    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

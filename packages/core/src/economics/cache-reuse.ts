@@ -28,6 +28,8 @@ export interface CacheReuse {
   /** Requests following a text reply (a user's turn in between). */
   replyFollowups: number;
   replyWarm: number;
+  /** Whether any request followed a text reply (the user came back: an interactive session), cacheable or not. */
+  interactive: boolean;
   /** Context tokens of the last request (input + cache read + cache write) plus its output. */
   lastContextTokens: number;
   /** Moving average of how much the context grows from one request to the next (a turn's size). */
@@ -49,6 +51,7 @@ export const emptyCacheReuse = (): CacheReuse => ({
   toolWarm: 0,
   replyFollowups: 0,
   replyWarm: 0,
+  interactive: false,
   lastContextTokens: 0,
   growthPerCall: 0,
   lastTimestamp: null,
@@ -98,6 +101,7 @@ export function observeCall(prev: CacheReuse, u: CallUsage, afterReply: boolean)
     lastTimestamp: typeof u.timestamp === "number" && Number.isFinite(u.timestamp) ? u.timestamp : prev.lastTimestamp,
     lastModel: typeof u.model === "string" && u.model ? u.model : prev.lastModel,
     cachingSeen: prev.cachingSeen || read > 0 || write > 0,
+    interactive: prev.interactive || (afterReply && prev.calls > 0),
     billed: {
       tokens: { ...prev.billed.tokens },
       usd: { ...prev.billed.usd },
@@ -165,19 +169,24 @@ export function forecastReuse(r: CacheReuse): ReuseForecast {
     return { warmAfterTool: 0, warmAfterReply: 0, replyShare: r.replyFollowups / observed, laterWarm: 0, coldRate: 1 };
   const warmAfterTool = (r.toolWarm + PRIOR.tool.warm) / (r.toolFollowups + PRIOR.tool.warm + PRIOR.tool.cold);
   const warmAfterReply = (r.replyWarm + PRIOR.reply.warm) / (r.replyFollowups + PRIOR.reply.warm + PRIOR.reply.cold);
-  // Prior: one request in five follows a reply.
-  const replyShare = (r.replyFollowups + 1) / (observed + 5);
+  // Prior: one request in five follows a reply, once the session is interactive. Before, the session
+  // is one task the agent runs (its horizon is that task's, expectedRemainingCalls) and no request
+  // within it follows a reply: the user's turns, and the expiries they bring, are not expected.
+  const replyShare = r.interactive ? (r.replyFollowups + 1) / (observed + 5) : 0;
   const laterWarm = warmAfterTool * (1 - replyShare) + warmAfterReply * replyShare;
   return { warmAfterTool, warmAfterReply, replyShare, laterWarm, coldRate: 1 - laterWarm };
 }
 
 /**
- * Requests the session is expected to make from here: half as many as it has made so far, at least
- * `floor`. A scale-free ("Copernican") prior puts the median remaining length at as many as were
- * made, but the saving of a flush is linear in that count while a held flush is only postponed (the
- * next opportunity comes a request later): erring short costs a request of saving, erring long
- * costs a rewrite that never pays back, so the policy plans on the shorter, conservative horizon.
+ * Requests the session is expected to make from here, at least `floor`. A scale-free ("Copernican")
+ * prior puts the median remaining length at as many requests as were made. That is the horizon of an
+ * interactive session (a request already followed a reply: the user came back after a task ended, and
+ * a session that outlives its tasks is as likely to go on as it went). A session that has not yet
+ * come back after a reply is one task run by the agent, and a task ends: there the saving of a flush
+ * is linear in the count while a held flush is only postponed (the next opportunity comes a request
+ * later), so erring short costs a request of saving and erring long a rewrite that never pays back;
+ * the policy plans on half.
  */
 export function expectedRemainingCalls(r: CacheReuse, floor = 4): number {
-  return Math.max(floor, Math.floor(r.calls / 2));
+  return Math.max(floor, r.interactive ? r.calls : Math.floor(r.calls / 2));
 }

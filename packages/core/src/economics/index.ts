@@ -4,3 +4,4 @@ export * from "./cache-reuse.ts";
 export * from "./flush-value.ts";
 export * from "./roi-policy.ts";
 export * from "./flush-schedule.ts";
+export * from "./chain-choice.ts";

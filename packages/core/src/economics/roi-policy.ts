@@ -31,12 +31,37 @@ export const DEFAULT_RECLAIM_SHARE = 0.5;
 export const MIN_RECLAIM_TOKENS = 256;
 /** Share of the pending results' own tokens a flush reclaims at least (their stubs and summaries are small). */
 export const RESULT_RECLAIM = 0.8;
-/** Summarizer spend per summarized token until the service reports its own (Haiku 4.5: $1 in, $5 out, ~15% out). */
+/** Summarizer spend per summarized token of a model summarizer until the service reports its own (Haiku 4.5: $1 in, $5 out, ~15% out). */
 export const DEFAULT_SUMMARIZER_USD_PER_TOKEN = 1.75e-6;
+
+/**
+ * What the client expects the summarizer to bill per summarized token before the service has
+ * reported any bill, from the session's `summarizerModel` setting: `deterministic` makes no model
+ * call; `default` is the worker's own model, whose default (CONDENSE_SUMMARIZER_MODEL) is the
+ * deterministic summarizer too; a named model gets the model prior. A worker configured with a model
+ * reports its bill with the first summaries (the session state's stats), which replaces the prior.
+ */
+export function summarizerPriorUsdPerToken(summarizerModel: string): number {
+  return summarizerModel === "deterministic" || summarizerModel === "default" ? 0 : DEFAULT_SUMMARIZER_USD_PER_TOKEN;
+}
+
+/**
+ * A chain the flush's request would have the chain stage compress (eligible, not yet compressed), as
+ * the cost model sizes it: compressing it changes the context from the chain's start on, so the request
+ * that first carries the compressed chain writes everything from there to the cache again.
+ */
+export interface ChainCandidate {
+  /** Tokens of the next request's context from the chain's start user message to the end. */
+  tailTokens: number;
+  /** Tokens every later request no longer carries once the chain is compressed (its middle minus its body). */
+  reclaimTokens: number;
+}
 
 export interface RoiInput {
   reuse: CacheReuse;
   pending: PendingWork;
+  /** Chains the flush's request carries for compression (default none). */
+  chains?: readonly ChainCandidate[];
   /** Context tokens of the next request without a flush. */
   contextTokens: number;
   at: "turn-end" | "message-end";
@@ -58,25 +83,40 @@ export interface RoiDecision {
 const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
 const nonNeg = (x: number) => (Number.isFinite(x) && x > 0 ? x : 0);
 
-/** The reclaim and rewrite a flush of `pending` would bring on a context of `contextTokens`. */
+/**
+ * The reclaim and rewrite a flush of `pending` would bring on a context of `contextTokens`. The kept
+ * prefix ends at the first pending result or at the start of the earliest chain the flush compresses,
+ * whichever comes first; a chain that starts in front of the pending work adds its own reclaim (one
+ * inside the pending tail is part of what the learned share measures already).
+ */
 export function estimateFlushEffect(
   pending: PendingWork,
   contextTokens: number,
   reclaimShare = DEFAULT_RECLAIM_SHARE,
+  chains: readonly ChainCandidate[] = [],
 ): { reclaimTokens: number; rewriteTokens: number } {
   if (nonNeg(pending.toolCalls) === 0) return { reclaimTokens: 0, rewriteTokens: 0 };
-  const tail = nonNeg(nonNeg(contextTokens) - nonNeg(pending.firstResultAt));
+  const context = nonNeg(contextTokens);
+  const pendingTail = nonNeg(context - nonNeg(pending.firstResultAt));
   // The pending results themselves are mostly stubbed whatever share of the tail was learned (a
   // tail of small results and long replies teaches a low share): a floor under the learned share.
   const floor = RESULT_RECLAIM * nonNeg(pending.resultTokens);
-  const reclaimTokens = Math.min(tail, Math.max(tail * clamp01(reclaimShare), floor));
+  let tail = pendingTail;
+  let reclaimTokens = Math.min(pendingTail, Math.max(pendingTail * clamp01(reclaimShare), floor));
+  for (const c of chains) {
+    const chainTail = Math.min(context, nonNeg(c.tailTokens));
+    if (chainTail <= pendingTail) continue;
+    tail = Math.max(tail, chainTail);
+    reclaimTokens += nonNeg(c.reclaimTokens);
+  }
+  reclaimTokens = Math.min(tail, reclaimTokens);
   return { reclaimTokens, rewriteTokens: tail - reclaimTokens };
 }
 
 export function decideRoi(input: RoiInput): RoiDecision {
   const prices = input.prices ?? observedPrices(input.reuse, DEFAULT_CACHE_PRICES);
   const forecast = forecastReuse(input.reuse);
-  const effect = estimateFlushEffect(input.pending, input.contextTokens, input.reclaimShare);
+  const effect = estimateFlushEffect(input.pending, input.contextTokens, input.reclaimShare, input.chains);
   const reclaimTokens = effect.reclaimTokens;
   // Inside the agent's loop the flush lands one request later: that request's turn is rewritten too.
   const rewriteTokens = effect.rewriteTokens + (input.at === "turn-end" ? input.reuse.growthPerCall : 0);

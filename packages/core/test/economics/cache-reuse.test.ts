@@ -7,7 +7,12 @@ import {
   observedPrices,
   type CallUsage,
 } from "../../src/economics/cache-reuse.ts";
-import { decideRoi, MIN_RECLAIM_TOKENS } from "../../src/economics/roi-policy.ts";
+import {
+  DEFAULT_SUMMARIZER_USD_PER_TOKEN,
+  decideRoi,
+  MIN_RECLAIM_TOKENS,
+  summarizerPriorUsdPerToken,
+} from "../../src/economics/roi-policy.ts";
 
 const call = (cacheRead: number, cacheWrite: number, extra: Partial<CallUsage> = {}): CallUsage => ({
   input: 0,
@@ -33,6 +38,20 @@ describe("cache reuse learned from usage", () => {
     expect([r.toolFollowups, r.toolWarm, r.replyFollowups, r.replyWarm]).toEqual([2, 2, 1, 0]);
     const f = forecastReuse(r);
     expect(f.warmAfterTool).toBeGreaterThan(f.warmAfterReply);
+  });
+
+  it("a session no request of which followed a reply expects no reply (and no expiry it brings) within its task", () => {
+    const agentOnly = run(Array.from({ length: 6 }, (_, i) => [call(2000 * i, 2000), false] as [CallUsage, boolean]));
+    const f = forecastReuse(agentOnly);
+    expect(f.replyShare).toBe(0);
+    expect(f.laterWarm).toBe(f.warmAfterTool);
+    // Once the user came back, replies are expected (prior: one request in five), and their colder caches.
+    const interactive = run(
+      Array.from({ length: 6 }, (_, i) => [call(2000 * i, 2000), i === 3] as [CallUsage, boolean]),
+    );
+    const g = forecastReuse(interactive);
+    expect(g.replyShare).toBeCloseTo(2 / 10);
+    expect(g.laterWarm).toBeLessThan(g.warmAfterTool);
   });
 
   it("a model switch is not evidence of reuse; the first request neither", () => {
@@ -73,10 +92,28 @@ describe("cache reuse learned from usage", () => {
     expect(expectedRemainingCalls(r)).toBe(4);
   });
 
-  it("expects half as many requests again as were made, at least four", () => {
+  it("expects half as many requests again as were made while no request followed a reply, at least four", () => {
     const many = run(Array.from({ length: 30 }, (_, i) => [call(1000 * i, 1000), false] as [CallUsage, boolean]));
+    expect(many.interactive).toBe(false);
     expect(expectedRemainingCalls(many)).toBe(15);
     expect(expectedRemainingCalls(run([[call(0, 1000), false]]))).toBe(4);
+  });
+
+  it("expects as many requests again as were made once a request followed a reply (an interactive session)", () => {
+    const steps = Array.from({ length: 30 }, (_, i) => [call(1000 * i, 1000), i === 12] as [CallUsage, boolean]);
+    const r = run(steps);
+    expect(r.interactive).toBe(true);
+    expect(expectedRemainingCalls(r)).toBe(30);
+    // Before the user came back the same session planned on half.
+    expect(expectedRemainingCalls(run(steps.slice(0, 12)))).toBe(6);
+    // Even a reply on a context too small to cache shows the user came back (the flag is not a reuse observation).
+    const tiny = run([
+      [call(0, 10), false],
+      [call(10, 10), true],
+    ]);
+    expect([tiny.interactive, tiny.replyFollowups]).toEqual([true, 0]);
+    // The first request cannot follow a reply of this session.
+    expect(run([[call(0, 1000), true]]).interactive).toBe(false);
   });
 
   it("a flush landing reads only the prefix it kept: warm, not an expired cache", () => {
@@ -93,6 +130,23 @@ describe("cache reuse learned from usage", () => {
 describe("roi decision", () => {
   const warm = run(Array.from({ length: 40 }, (_, i) => [call(2000 * i, 2000), false] as [CallUsage, boolean]));
   const pending = { resultTokens: 30_000, toolCalls: 10, firstResultAt: 40_000 };
+
+  it("expects a summarizer bill before any was reported only where the setting names a model", () => {
+    expect(summarizerPriorUsdPerToken("deterministic")).toBe(0);
+    // The worker's default model, whose own default is the deterministic summarizer.
+    expect(summarizerPriorUsdPerToken("default")).toBe(0);
+    expect(summarizerPriorUsdPerToken("anthropic/claude-haiku-4-5")).toBe(DEFAULT_SUMMARIZER_USD_PER_TOKEN);
+    const at = (usd: number) =>
+      decideRoi({
+        reuse: warm,
+        pending,
+        contextTokens: 80_000,
+        at: "turn-end",
+        coldNow: false,
+        summarizerUsdPerToken: usd,
+      }).value.nowUsd;
+    expect(at(0) - at(DEFAULT_SUMMARIZER_USD_PER_TOKEN)).toBeCloseTo(30_000 * DEFAULT_SUMMARIZER_USD_PER_TOKEN, 12);
+  });
 
   it("flushes a large pending tail on a long warm session", () => {
     const d = decideRoi({

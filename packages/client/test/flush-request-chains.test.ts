@@ -1,0 +1,100 @@
+import {
+  createState,
+  emptyCacheReuse,
+  normalizeSettings,
+  observeCall,
+  type AgentMessage,
+  type RoiInput,
+} from "@condense/core";
+import { describe, expect, it } from "vitest";
+import { buildFlushRequest } from "../src/flush-request.ts";
+
+const U = (ts: number): AgentMessage => ({
+  role: "user",
+  content: [{ type: "text", text: `task ${ts}` }],
+  timestamp: ts,
+});
+const A = (ts: number, id: string): AgentMessage =>
+  ({
+    role: "assistant",
+    content: [{ type: "toolCall", id, name: "bash", arguments: { command: `run ${id}` } }],
+    timestamp: ts,
+  }) as AgentMessage;
+const R = (ts: number, id: string, text: string): AgentMessage =>
+  ({
+    role: "toolResult",
+    toolCallId: id,
+    toolName: "bash",
+    content: [{ type: "text", text }],
+    isError: false,
+    timestamp: ts,
+  }) as AgentMessage;
+const F = (ts: number): AgentMessage =>
+  ({ role: "assistant", content: [{ type: "text", text: "done" }], timestamp: ts }) as AgentMessage;
+const chainOf = (start: number, size: number, id: string) => [
+  U(start),
+  A(start + 10, id),
+  R(start + 15, id, "x".repeat(size)),
+  F(start + 90),
+];
+
+// A small first chain far back, a long exchange without tools (nothing to reclaim), a large chain,
+// then three small ones (the rolling window) and the pending work.
+const talk = (ts: number): AgentMessage[] => [
+  { role: "user", content: [{ type: "text", text: "z".repeat(20_000) }], timestamp: ts },
+  F(ts + 5),
+];
+const branch = [
+  ...chainOf(100, 400, "a1"),
+  ...talk(150),
+  ...chainOf(200, 20_000, "b1"),
+  ...chainOf(300, 400, "c1"),
+  ...chainOf(400, 400, "d1"),
+  ...chainOf(500, 400, "e1"),
+  U(600),
+  A(610, "p1"),
+  R(615, "p1", "y".repeat(4_000)),
+];
+const settings = normalizeSettings({});
+const reuse = Array.from({ length: 30 }, (_, i) => ({
+  input: 0,
+  cacheRead: 700 * i,
+  cacheWrite: 700,
+  output: 100,
+})).reduce((r, u) => observeCall(r, u, false), emptyCacheReuse());
+const context = Math.round(JSON.stringify(branch).length / 4);
+const roi: Omit<RoiInput, "chains"> = {
+  reuse,
+  pending: { resultTokens: 1_000, toolCalls: 1, firstResultAt: context - 1_030 },
+  contextTokens: context,
+  at: "turn-end",
+  coldNow: false,
+  summarizerUsdPerToken: 0,
+};
+const starts = (b: ReturnType<typeof buildFlushRequest>) => b.body.chains.map((c) => c.startUserTimestamp);
+
+describe("the chains a flush request carries", () => {
+  it("a roi flush holds back the eligible chain far back that does not repay its rewrite, keeps the one that does", () => {
+    const built = buildFlushRequest({ trigger: "roi", branch, roi }, createState(), settings);
+    // a1 (tiny, 5 000 unreclaimable tokens further back) is held; b1 (5 000 tokens) pays; c1..e1 are the window
+    // (150, the exchange without tools, is no candidate: it stays in the list as it is).
+    expect(starts(built)).toEqual([150, 200, 300, 400, 500]);
+    expect(built.roi).not.toBeNull();
+  });
+
+  it("at a cold-cache moment the roi flush sends it", () => {
+    const built = buildFlushRequest(
+      { trigger: "roi", branch, roi: { ...roi, coldNow: true } },
+      createState(),
+      settings,
+    );
+    expect(starts(built)).toEqual([100, 150, 200, 300, 400, 500]);
+  });
+
+  it("the manual command and the budget ceiling send every chain", () => {
+    for (const trigger of ["manual", "budget"] as const)
+      expect(starts(buildFlushRequest({ trigger, branch }, createState(), settings))).toEqual([
+        100, 150, 200, 300, 400, 500,
+      ]);
+  });
+});

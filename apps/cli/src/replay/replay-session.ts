@@ -284,6 +284,10 @@ async function replayOn(
     let landing = false;
 
     const deliver = (c: CondenseClient) => {
+      // pi delivers an extension's message after the running tool batch, never between a call and its
+      // result: while the branch ends in a batch some of whose calls have no result yet (a recorded
+      // request made mid-batch), the summaries wait for the next request.
+      if (openBatchAtEnd(branch)) return;
       for (const s of [...c.state.summaries, ...c.stagedSummaries]) {
         if (delivered.has(s.id)) continue;
         delivered.add(s.id);
@@ -573,4 +577,15 @@ async function replayOn(
   } finally {
     await client?.close().catch(() => {});
   }
+}
+
+/** Whether `branch` ends in an assistant's tool batch (its results only) with a call still unanswered. */
+function openBatchAtEnd(branch: readonly AgentMessage[]): boolean {
+  const answered = new Set<string>();
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const m = branch[i];
+    if (isToolResult(m)) answered.add(m.toolCallId);
+    else return isAssistant(m) && toolCallsOf(m).some((c) => !answered.has(c.id));
+  }
+  return false;
 }

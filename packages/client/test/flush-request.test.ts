@@ -141,10 +141,10 @@ describe("buildFlushRequest: one chain detection, cached sizes", () => {
       const sizeOf = messageSizes();
       for (const st of [state, createState()]) {
         const expected = reference(input, st);
-        expect(buildFlushRequest(input, st, S)).toEqual(expected);
+        expect(buildFlushRequest(input, st, S).body).toEqual(expected);
         // twice with one size cache: the cached sizes give the same request
-        expect(buildFlushRequest(input, st, S, sizeOf)).toEqual(expected);
-        expect(buildFlushRequest(input, st, S, sizeOf)).toEqual(expected);
+        expect(buildFlushRequest(input, st, S, sizeOf).body).toEqual(expected);
+        expect(buildFlushRequest(input, st, S, sizeOf).body).toEqual(expected);
       }
     });
   }

@@ -8,7 +8,7 @@
  */
 import { localServiceHost } from "@condense/client";
 import { SERVICE_DAEMON } from "./local-service-support.ts";
-import type { PiHome } from "./pi-runner.ts";
+import { piEnv, type PiHome } from "./pi-runner.ts";
 import { localDataDir } from "./scenario-run.ts";
 
 export async function warmLocalService(home: PiHome, env: Record<string, string> = {}): Promise<void> {
@@ -16,14 +16,7 @@ export async function warmLocalService(home: PiHome, env: Record<string, string>
     dataDir: localDataDir(home),
     command: { file: process.execPath, args: [SERVICE_DAEMON] },
     // What runPi gives pi, which its extension passes on to the service it starts.
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.root,
-      PI_CODING_AGENT_DIR: home.agentDir,
-      PI_OFFLINE: "1",
-      CONDENSE_QUIET: "1",
-      ...env,
-    },
+    env: piEnv(home, env),
     startTimeoutMs: 180_000,
   });
   try {

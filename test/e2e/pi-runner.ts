@@ -132,16 +132,21 @@ export function spawnPi(home: PiHome, options: SpawnPiOptions = {}): ChildProces
     : [pi.bin, piArgs];
   return spawn(bin, argv, {
     cwd: home.workDir,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home.root,
-      PI_CODING_AGENT_DIR: home.agentDir,
-      PI_OFFLINE: "1",
-      CONDENSE_QUIET: "1",
-      ...env,
-    },
+    env: piEnv(home, env),
     stdio: options.stdio ?? ["ignore", "pipe", "pipe"],
   });
+}
+
+/** The hermetic environment pi runs in for `home` (and that its extension passes on to the service it starts). */
+export function piEnv(home: PiHome, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home.root,
+    PI_CODING_AGENT_DIR: home.agentDir,
+    PI_OFFLINE: "1",
+    CONDENSE_QUIET: "1",
+    ...env,
+  };
 }
 
 /** Calls `onEvent` with every JSON line of `stream` as it arrives; lines that are not JSON are skipped. */

@@ -11,6 +11,7 @@ import {
   type CondenseState,
 } from "@condense/core";
 import type { BackoffPolicy } from "./backoff.ts";
+import type { ScheduleBackground } from "./background-schedule.ts";
 import { CaptureSpool } from "./capture-spool.ts";
 import type { Emit } from "./client-events.ts";
 import type { FlushRequestBody } from "./flush-request.ts";
@@ -48,6 +49,7 @@ export function openCaptureOutbox(o: {
   spoolPath?: string;
   backoff: BackoffPolicy;
   handOff: SummarizerHandOff | null;
+  schedule?: ScheduleBackground;
   emit: Emit;
 }): CaptureOutbox {
   const { emit, handOff } = o;
@@ -56,6 +58,7 @@ export function openCaptureOutbox(o: {
     sessionId: o.sessionId,
     ...(o.spoolPath ? { spool: new CaptureSpool(o.spoolPath) } : {}),
     backoff: o.backoff,
+    ...(o.schedule ? { schedule: o.schedule } : {}),
     onCaptureAcked: (captureId: string, ack: CaptureAck) =>
       emit({ type: "capture-acked", captureId, accepted: ack.accepted, duplicates: ack.duplicates }),
     onFlushAccepted: (ack: FlushAck) =>

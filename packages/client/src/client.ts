@@ -25,6 +25,7 @@ import {
   type SummaryEntry,
 } from "@condense/core";
 import { DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.ts";
+import type { ScheduleBackground } from "./background-schedule.ts";
 import { openCaptureOutbox } from "./capture-outbox.ts";
 import { eventEmitter, type ClientEvent } from "./client-events.ts";
 import { FlushScheduler } from "./flush-scheduler.ts";
@@ -63,6 +64,11 @@ export interface CondenseClientOptions {
   summarizerHandOff?: ResolveHandOff;
   /** The last applied state on disk (state-cache.ts): a resumed session renders with it before its first sync. */
   stateCache?: StateCache;
+  /**
+   * When captures are sent and automatic flush requests built (background-schedule.ts): by default on
+   * the next event-loop turn; a host that knows when its agent waits on the model passes that moment.
+   */
+  schedule?: ScheduleBackground;
 }
 
 export interface TurnInput {
@@ -202,6 +208,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     ...(options.spoolPath ? { spoolPath: options.spoolPath } : {}),
     backoff,
     handOff,
+    ...(options.schedule ? { schedule: options.schedule } : {}),
     emit,
   });
   const scheduler: FlushScheduler = new FlushScheduler({
@@ -212,6 +219,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     now,
     onMetrics: (m) => session.noteMetrics(m),
     sizeOf,
+    ...(options.schedule ? { schedule: options.schedule } : {}),
     emit,
   });
   const { trigger } = scheduler;

@@ -14,6 +14,7 @@ import {
   type FlushTrigger,
   type SizeOf,
 } from "@condense/core";
+import { nextEventLoopTurn, type ScheduleBackground } from "./background-schedule.ts";
 import type { CaptureOutbox } from "./capture-outbox.ts";
 import type { Emit } from "./client-events.ts";
 import { buildFlushRequest } from "./flush-request.ts";
@@ -31,13 +32,15 @@ export interface FlushSchedulerDeps {
   onMetrics(metrics: ContextMetrics): void;
   /** Message sizes for the metrics snapshot (message-sizes.ts). */
   sizeOf?: SizeOf;
+  /** When a deferred flush request is built (background-schedule.ts; default: the next event-loop turn). */
+  schedule?: ScheduleBackground;
   emit: Emit;
 }
 
 export class FlushScheduler {
   readonly trigger = new TriggerState();
   /** An automatic trigger's request, built on the next event-loop turn (see postFlush). */
-  private pendingBuild: { run: () => void; handle: NodeJS.Immediate } | null = null;
+  private pendingBuild: { run: () => void } | null = null;
 
   constructor(private readonly deps: FlushSchedulerDeps) {}
 
@@ -46,7 +49,6 @@ export class FlushScheduler {
     const p = this.pendingBuild;
     if (!p) return;
     this.pendingBuild = null;
-    clearImmediate(p.handle);
     p.run();
   }
 
@@ -110,7 +112,7 @@ export class FlushScheduler {
   /**
    * Hand a flush request to the outbox. Building it (metrics snapshot, chain detection, grace keys) reads
    * the whole branch and costs milliseconds on a long session, so an automatic trigger (`defer`) builds
-   * it on the next event-loop turn, while the agent waits on its model, from the branch, state and
+   * it in the background (`schedule`), while the agent waits on its model, from the branch, state and
    * settings as they are now; `flushing` stays set until then (CAP-TRIGGER-12). The manual command
    * builds it at once.
    */
@@ -173,6 +175,11 @@ export class FlushScheduler {
       build();
       return;
     }
-    this.pendingBuild = { run: build, handle: setImmediate(() => this.runPendingBuild()) };
+    const pending = { run: build };
+    this.pendingBuild = pending;
+    // Built already (a drain, a close or the next flush ran it) when the schedule gets to it: nothing left.
+    (deps.schedule ?? nextEventLoopTurn)(() => {
+      if (this.pendingBuild === pending) this.runPendingBuild();
+    });
   }
 }

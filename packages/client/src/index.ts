@@ -43,6 +43,7 @@ export {
   type Transport,
   type TransportOptions,
 } from "./transport.ts";
+export type { ScheduleBackground } from "./background-schedule.ts";
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff.ts";
 export { readSse, type SseEvent } from "./sse-reader.ts";
 export { TriggerState, type TriggerDecision } from "./trigger-state.ts";

@@ -28,6 +28,13 @@ export interface LocalServiceOptions {
   env?: Record<string, string | undefined>;
   /** Longest wait for a started service to answer (default 30 s: a first start migrates PGlite). */
   startTimeoutMs?: number;
+  /**
+   * Waited for before this client starts a service: starting one is a burst of CPU on the host (a new
+   * node process, PGlite, migrations), which a host whose agent is busy (pi building its first request)
+   * holds until its agent waits on the model. It must settle soon whatever happens (the pi extension's
+   * resolves at the next request or after a short limit). Default: start at once.
+   */
+  beforeStart?: () => Promise<void>;
 }
 
 export const LOCAL_ORIGIN = "http://condense.local";
@@ -101,6 +108,7 @@ export function localServiceHost(options: LocalServiceOptions): LocalServiceHost
       apiKey = readKey(paths.apiKeyFile);
       return;
     }
+    if (options.beforeStart && !liveOwner(paths.lockFile)) await options.beforeStart();
     // A live process holding the owner lock is a service still starting (PGlite, migrations): wait for
     // it to answer instead of starting a second one that would only find the directory owned and exit.
     let child = liveOwner(paths.lockFile) ? null : start();

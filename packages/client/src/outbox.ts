@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import type { BodyPartRequest, CapturesAnswer, CapturesRequest, FlushAnswer } from "@condense/contract";
 import { storableBatch, type CapturedBatch } from "@condense/core";
 import { backoffDelay, DEFAULT_BACKOFF, sleep, type BackoffPolicy } from "./backoff.ts";
+import { nextEventLoopTurn, type ScheduleBackground } from "./background-schedule.ts";
 import { planTravel } from "./body-travel.ts";
 import { captureIdFor } from "./capture-id.ts";
 import type { CaptureSpool } from "./capture-spool.ts";
@@ -38,6 +39,8 @@ export interface OutboxOptions extends OutboxEvents {
   sessionId: string;
   spool?: CaptureSpool;
   backoff?: BackoffPolicy;
+  /** When queued items are prepared and sent (background-schedule.ts; default: the next event-loop turn). */
+  schedule?: ScheduleBackground;
 }
 
 export class Outbox {
@@ -65,8 +68,8 @@ export class Outbox {
   /**
    * Queue a capture POST; returns its id (the same id for the same occurrences). Only what keeps the
    * order and the id happens here, on the agent's turn (the id hashes the occurrence keys alone).
-   * Making the texts storable, the spool append and the send run on the next turn of the event loop,
-   * i.e. while the agent waits on its model; a crash in between loses nothing the host's session log
+   * Making the texts storable, the spool append and the send run in the background (`options.schedule`:
+   * the next event-loop turn, or once the host's next model request is out), while the agent waits on its model; a crash in between loses nothing the host's session log
    * does not hold, and the restart rescan resends it.
    */
   enqueueCapture(raw: CapturedBatch[]): string | null {
@@ -97,11 +100,11 @@ export class Outbox {
     }
   }
 
-  /** Prepare and send on the next event-loop turn, never inside the caller's synchronous work. */
+  /** Prepare and send in the background (`options.schedule`), never inside the caller's synchronous work. */
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    (this.options.schedule ?? nextEventLoopTurn)(() => {
       this.scheduled = false;
       this.prepare();
       this.kick();

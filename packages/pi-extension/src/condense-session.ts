@@ -10,6 +10,7 @@ import {
   type ClientEvent,
   type CondenseClient,
   type CondenseHost,
+  type ScheduleBackground,
   type StateCache,
 } from "@condense/client";
 import {
@@ -50,6 +51,8 @@ export interface SessionDeps {
   settings: CondenseSettings;
   /** Local mode: the per-user local service (reached over its socket, started when none answers). */
   localHost: (dataDir: string) => CondenseHost;
+  /** When the client's background work runs (model-wait.ts). */
+  schedule?: ScheduleBackground;
 }
 
 export class CondenseSession {
@@ -88,6 +91,7 @@ export class CondenseSession {
         : { host: deps.localHost(connection.dataDir) }),
       ...(spoolPath ? { spoolPath } : {}),
       ...(stateCache ? { stateCache } : {}),
+      ...(deps.schedule ? { schedule: deps.schedule } : {}),
       onEvent: (e) => this.onClientEvent(e),
       // A local service summarizes with this session's own models; a fleet with its operator's.
       ...(connection.mode !== "fleet"

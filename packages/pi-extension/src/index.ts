@@ -6,6 +6,7 @@
  *   tool_result       -> steer newly condensed summaries into the next LLM call of this run
  *   before_agent_start / agent_end -> deliver summaries while idle; the agent_end notice
  *   session_start / session_tree -> rebuild, sync, resend unacknowledged captures, rearm probe
+ *   before_provider_request -> the client's background work (sends, flush builds) runs now, while the model works
  * plus the context_tree_query tool, the /condense command and the footer status line.
  * Load with `pi -e <this package>` or `pi install <this package>`.
  */
@@ -16,6 +17,7 @@ import { CondenseSession } from "./condense-session.ts";
 import { connectionFromEnv } from "./connection-config.ts";
 import { extensionConfig } from "./extension-config.ts";
 import { localHost } from "./local-service-launch.ts";
+import { ModelWait } from "./model-wait.ts";
 import { registerQueryTool } from "./query-tool.ts";
 import { resolveSessionLink, SESSION_LINK_ENTRY } from "./session-lineage.ts";
 import { loadSettings } from "./settings-store.ts";
@@ -26,6 +28,8 @@ export { COST_EVENT, DIAGNOSTIC_ENTRY } from "./condense-session.ts";
 
 export default function condense(pi: ExtensionAPI): void {
   const connection = connectionFromEnv();
+  // The client's sends and flush builds wait for pi's next LLM request to be out (model-wait.ts).
+  const modelWait = new ModelWait();
   let session: CondenseSession | undefined;
   const current = () => session;
 
@@ -46,7 +50,14 @@ export default function condense(pi: ExtensionAPI): void {
       const previous = session;
       migrateLegacySpools(sm.getSessionDir());
       session = new CondenseSession(
-        { pi, connection, settings: loadSettings(), localHost },
+        {
+          pi,
+          connection,
+          settings: loadSettings(),
+          // A service this process must start is started while the model works, not while pi builds its request.
+          localHost: (dataDir) => localHost(dataDir, () => new Promise<void>((resolve) => modelWait.schedule(resolve))),
+          schedule: modelWait.schedule,
+        },
         sessionId,
         spoolPath(sm.getSessionId()),
       );
@@ -84,6 +95,7 @@ export default function condense(pi: ExtensionAPI): void {
   pi.on("session_shutdown", async () => {
     const s = session;
     session = undefined;
+    modelWait.release();
     if (!s) return;
     // Give queued captures and flush requests a moment to reach the service; one that has not answered
     // this process yet (a first start) is not waited for: pi exits at once, the spool keeps the captures
@@ -181,6 +193,11 @@ export default function condense(pi: ExtensionAPI): void {
     s.refreshFooter();
   });
 
+  pi.on("before_provider_request", () => {
+    modelWait.requestSent();
+    return undefined;
+  });
+
   pi.on("tool_result", (_event, ctx) => {
     const s = session;
     if (!s) return undefined;
@@ -199,6 +216,8 @@ export default function condense(pi: ExtensionAPI): void {
   });
 
   pi.on("agent_end", (_event, ctx) => {
+    // No request follows: what waited for one goes now.
+    modelWait.release();
     const s = session;
     if (!s) return;
     s.ctx = ctx;

@@ -22,6 +22,11 @@ export function serviceEntry(env?: Env): string {
   return createRequire(import.meta.url).resolve("@condense/service/daemon");
 }
 
-export function localHost(dataDir: string): LocalServiceHost {
-  return localServiceHost({ dataDir, command: { file: process.execPath, args: [serviceEntry()] } });
+/** `beforeStart`: a service this process starts is started once pi waits on its model (model-wait.ts). */
+export function localHost(dataDir: string, beforeStart?: () => Promise<void>): LocalServiceHost {
+  return localServiceHost({
+    dataDir,
+    command: { file: process.execPath, args: [serviceEntry()] },
+    ...(beforeStart ? { beforeStart } : {}),
+  });
 }

@@ -6,7 +6,7 @@
  *   tool_result       -> steer newly condensed summaries into the next LLM call of this run
  *   before_agent_start / agent_end -> deliver summaries while idle; the agent_end notice
  *   session_start / session_tree -> rebuild, sync, resend unacknowledged captures, rearm probe
- *   before_provider_request -> the client's background work (sends, flush builds) runs now, while the model works
+ *   before_provider_request -> the client's background work (sends, flush builds) runs once this request is on the wire
  * plus the context_tree_query tool, the /condense command and the footer status line.
  * Load with `pi -e <this package>` or `pi install <this package>`.
  */
@@ -18,6 +18,7 @@ import { connectionFromEnv } from "./connection-config.ts";
 import { extensionConfig } from "./extension-config.ts";
 import { localHost } from "./local-service-launch.ts";
 import { ModelWait } from "./model-wait.ts";
+import { watchRequestsOnWire } from "./request-on-wire.ts";
 import { registerQueryTool } from "./query-tool.ts";
 import { resolveSessionLink, SESSION_LINK_ENTRY } from "./session-lineage.ts";
 import { loadSettings } from "./settings-store.ts";
@@ -30,6 +31,7 @@ export default function condense(pi: ExtensionAPI): void {
   const connection = connectionFromEnv();
   // The client's sends and flush builds wait for pi's next LLM request to be out (model-wait.ts).
   const modelWait = new ModelWait();
+  let unwatchRequests: (() => void) | null = null;
   let session: CondenseSession | undefined;
   const current = () => session;
 
@@ -72,6 +74,7 @@ export default function condense(pi: ExtensionAPI): void {
     // Never awaited: the agent does not wait on the service (which may be starting). Captures and
     // flush requests made meanwhile wait in the outbox and the spool; renders before the first sync
     // use the last applied state from the state cache (state-cache-location.ts), or pass the messages through.
+    unwatchRequests ??= watchRequestsOnWire(() => modelWait.requestOnWire());
     let reload: Promise<void>;
     try {
       reload = open(ctx);
@@ -95,6 +98,8 @@ export default function condense(pi: ExtensionAPI): void {
   pi.on("session_shutdown", async () => {
     const s = session;
     session = undefined;
+    unwatchRequests?.();
+    unwatchRequests = null;
     modelWait.release();
     if (!s) return;
     // Give queued captures and flush requests a moment to reach the service; one that has not answered
@@ -194,7 +199,7 @@ export default function condense(pi: ExtensionAPI): void {
   });
 
   pi.on("before_provider_request", () => {
-    modelWait.requestSent();
+    modelWait.requestHandedOver();
     return undefined;
   });
 

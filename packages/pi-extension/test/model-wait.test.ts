@@ -1,41 +1,46 @@
+import { createServer } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ModelWait } from "../src/model-wait.ts";
+import { watchRequestsOnWire } from "../src/request-on-wire.ts";
 
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
-describe("ModelWait: the client's background work runs once pi's next request is out", () => {
+describe("ModelWait: the client's background work runs once pi's next request is on the wire", () => {
   afterEach(() => {
     vi.useRealTimers();
   });
 
-  it("holds work until a request is handed to the provider, then runs it in order after that turn", async () => {
+  it("holds work through the hand-over to the provider, runs it in order on the turn after the request is sent", async () => {
     const w = new ModelWait();
     const ran: string[] = [];
     w.schedule(() => ran.push("capture"));
     w.schedule(() => ran.push("flush"));
     await nextTurn();
+    w.requestHandedOver();
     await nextTurn();
     expect(ran).toEqual([]);
-    w.requestSent();
-    // not inside pi's own call: the provider sends first
+    w.requestOnWire();
+    // not inside the HTTP client's own write
     expect(ran).toEqual([]);
     await nextTurn();
     expect(ran).toEqual(["capture", "flush"]);
   });
 
-  it("runs work scheduled while released on the next request, not twice", async () => {
+  it("ignores requests on the wire that pi did not hand over (the extension's own, pi's others)", async () => {
     const w = new ModelWait();
     const ran: number[] = [];
     w.schedule(() => ran.push(1));
-    w.requestSent();
-    w.requestSent();
+    w.requestOnWire();
     await nextTurn();
+    expect(ran).toEqual([]);
+    w.requestHandedOver();
+    w.requestOnWire();
+    w.requestOnWire();
+    await nextTurn();
+    expect(ran).toEqual([1]);
     w.schedule(() => ran.push(2));
     await nextTurn();
     expect(ran).toEqual([1]);
-    w.requestSent();
-    await nextTurn();
-    expect(ran).toEqual([1, 2]);
   });
 
   it("releases at once on agent end or shutdown", () => {
@@ -46,7 +51,7 @@ describe("ModelWait: the client's background work runs once pi's next request is
     expect(ran).toEqual([1]);
   });
 
-  it("never holds work longer than its limit when no request comes", () => {
+  it("never holds work longer than its limits when no request comes, or none is reported on the wire", () => {
     vi.useFakeTimers();
     const w = new ModelWait();
     const ran: number[] = [];
@@ -55,6 +60,10 @@ describe("ModelWait: the client's background work runs once pi's next request is
     expect(ran).toEqual([]);
     vi.advanceTimersByTime(1_000);
     expect(ran).toEqual([1]);
+    w.schedule(() => ran.push(2));
+    w.requestHandedOver();
+    vi.advanceTimersByTime(200);
+    expect(ran).toEqual([1, 2]);
   });
 
   it("runs every piece even when one throws, and reports the error", () => {
@@ -66,5 +75,28 @@ describe("ModelWait: the client's background work runs once pi's next request is
     w.schedule(() => ran.push(2));
     expect(() => w.release()).toThrow("spool full");
     expect(ran).toEqual([2]);
+  });
+});
+
+describe("watchRequestsOnWire", () => {
+  it("reports a fetch once its body is sent, and nothing after the unsubscribe", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.end("ok"));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address() as { port: number };
+    let sent = 0;
+    const unwatch = watchRequestsOnWire(() => sent++);
+    try {
+      await (await fetch(`http://127.0.0.1:${port}/v1/chat`, { method: "POST", body: '{"a":1}' })).text();
+      expect(sent).toBe(1);
+      unwatch();
+      await (await fetch(`http://127.0.0.1:${port}/v1/chat`, { method: "POST", body: "{}" })).text();
+      expect(sent).toBe(1);
+    } finally {
+      unwatch();
+      server.close();
+    }
   });
 });

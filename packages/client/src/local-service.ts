@@ -9,7 +9,6 @@
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
-import { setPriority } from "node:os";
 import { processEnv } from "@condense/config";
 import type { CondenseHost } from "./client.ts";
 import { localServicePaths, type LocalServicePaths } from "./local-service-paths.ts";
@@ -41,12 +40,6 @@ export interface LocalServiceOptions {
 export const LOCAL_ORIGIN = "http://condense.local";
 /** The service's exit code when another live process owns the data directory (EX_TEMPFAIL). */
 export const OWNED_EXIT_CODE = 75;
-/**
- * The scheduling priority (nice value) a started service runs at: nothing the agent waits on runs
- * there (captures and flushes are queued, summaries land when they land), while the agent's process
- * is the one a user feels. On a host whose CPUs are busy, the service yields to pi and its tools.
- */
-const SERVICE_NICE = 10;
 
 export interface LocalServiceHost extends CondenseHost {
   paths: LocalServicePaths;
@@ -107,14 +100,6 @@ export function localServiceHost(options: LocalServiceOptions): LocalServiceHost
       code = 127;
     });
     child.unref();
-    if (child.pid !== undefined) {
-      try {
-        // Its main thread, where PGlite and the worker run; a host that refuses (a policy) keeps the default.
-        setPriority(child.pid, SERVICE_NICE);
-      } catch {
-        /* the default priority */
-      }
-    }
     return { exited: () => code };
   }
 

@@ -65,7 +65,8 @@ export interface CondenseClientOptions {
   /** The last applied state on disk (state-cache.ts): a resumed session renders with it before its first sync. */
   stateCache?: StateCache;
   /**
-   * When captures are sent and automatic flush requests built (background-schedule.ts): by default on
+   * When captures are sent, automatic flush requests built and render diagnostics posted
+   * (background-schedule.ts): by default on
    * the next event-loop turn; a host that knows when its agent waits on the model passes that moment.
    */
   schedule?: ScheduleBackground;
@@ -195,6 +196,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     ...(options.maxApplyDeferrals !== undefined ? { maxApplyDeferrals: options.maxApplyDeferrals } : {}),
     onLanded: (tokens) => scheduler.trigger.landed(tokens),
     sizeOf,
+    ...(options.schedule ? { schedule: options.schedule } : {}),
     emit,
   });
   // Read now; seeds the mirror if it loads before a sync or render (and is saved at each apply).

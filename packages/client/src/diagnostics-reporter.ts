@@ -17,6 +17,7 @@ import {
 } from "@condense/core";
 import type { DiagnosticsAnswer } from "@condense/contract";
 import { backoffDelay, type BackoffPolicy } from "./backoff.ts";
+import { nextEventLoopTurn, type ScheduleBackground } from "./background-schedule.ts";
 import type { Transport } from "./transport.ts";
 
 const MAX_PER_POST = 500;
@@ -29,6 +30,8 @@ export class DiagnosticsReporter {
   private sending = false;
   private failures = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** A first send is waiting in the background schedule. */
+  private waiting = false;
   private closed = false;
 
   constructor(
@@ -36,6 +39,8 @@ export class DiagnosticsReporter {
     private readonly sessionPath: string,
     private readonly backoff: BackoffPolicy,
     private readonly onError: (error: unknown) => void = () => {},
+    /** When a first send goes (background-schedule.ts): a render reports inside the host's hook. */
+    private readonly background: ScheduleBackground = nextEventLoopTurn,
   ) {}
 
   /** Queue what is new among `reported`; returns those (first sight in this process), for the host's log. */
@@ -43,7 +48,7 @@ export class DiagnosticsReporter {
     const fresh = unseenDiagnostics(markReported(this.ledger, this.pending), reported);
     if (fresh.length === 0) return fresh;
     this.pending.push(...fresh);
-    this.schedule(0);
+    this.scheduleFirst();
     return fresh;
   }
 
@@ -84,6 +89,16 @@ export class DiagnosticsReporter {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+  }
+
+  /** The first send of what a render reported: in the background schedule, never inside the render's hook. */
+  private scheduleFirst(): void {
+    if (this.timer || this.sending || this.closed || this.waiting) return;
+    this.waiting = true;
+    this.background(() => {
+      this.waiting = false;
+      void this.send();
+    });
   }
 
   private schedule(ms: number): void {

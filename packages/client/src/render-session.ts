@@ -23,6 +23,7 @@ import {
 import type { BackoffPolicy } from "./backoff.ts";
 import type { RenderOutput } from "./client.ts";
 import type { Emit } from "./client-events.ts";
+import { nextEventLoopTurn, type ScheduleBackground } from "./background-schedule.ts";
 import { DiagnosticsReporter } from "./diagnostics-reporter.ts";
 import { StateMirror, type StagedChange } from "./state-mirror.ts";
 import type { Transport } from "./transport.ts";
@@ -38,6 +39,8 @@ export interface RenderSessionOptions {
   onLanded(tokens: number): void;
   /** Message sizes for the metrics (message-sizes.ts). */
   sizeOf?: SizeOf;
+  /** When diagnostics are posted and the service's counts read (background-schedule.ts). */
+  schedule?: ScheduleBackground;
   emit: Emit;
 }
 
@@ -59,13 +62,19 @@ export class RenderSession {
   constructor(private readonly o: RenderSessionOptions) {
     const { emit } = o;
     // Render diagnostics go to the service (posted once per kind and key, retried until written).
-    this.reporter = new DiagnosticsReporter(o.transport, o.sessionPath, o.backoff, (error) =>
-      emit({ type: "error", where: "diagnostics", error, willRetry: true }),
+    const background = o.schedule ?? nextEventLoopTurn;
+    this.reporter = new DiagnosticsReporter(
+      o.transport,
+      o.sessionPath,
+      o.backoff,
+      (error) => emit({ type: "error", where: "diagnostics", error, willRetry: true }),
+      background,
     );
     this.mirror = new StateMirror(o.transport, o.sessionPath, (c: StagedChange) => {
       emit({ type: "staged", version: c.version, newSummaries: c.newSummaries });
-      // a state change may come with the worker's own diagnostics (backfill-empty)
-      void this.reporter.refreshCounts();
+      // a state change may come with the worker's own diagnostics (backfill-empty); the footer's counts
+      // can wait for the background schedule
+      background(() => void this.reporter.refreshCounts());
     });
   }
 

@@ -9,7 +9,10 @@
  * Measured per run: time from spawning pi to the first LLM request, wall time per agent step (from
  * one agent request to the next: the model's 50 ms plus the tool plus pi plus Condense), pi's CPU
  * time per step (user + system from /proc/<pid>/stat over the step phase: far less noisy than wall
- * time on a loaded host), peak RSS of the pi process (VmHWM) and, at the end, of the local service. Condense settings make budget flushes
+ * time on a loaded host), pi's path per step (the probe extension pi-step-probe.mjs, loaded in every
+ * variant: from a tool's end to the next request's body on the wire, the part of a step the extension
+ * can lengthen, without the model's wait and the tool's run), peak RSS of the pi process (VmHWM) and,
+ * at the end, of the local service. Condense settings make budget flushes
  * and stubs happen inside the run, so the service works while the agent does.
  *
  * Env: BENCH_PI_STEPS (default 40), BENCH_PI_REPS (default 3), BENCH_PI_BASELINE_EXTENSION_DIR
@@ -36,6 +39,9 @@ const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
 const PROF = process.env.BENCH_PI_PROF;
 const BASELINE_ENV = JSON.parse(process.env.BENCH_PI_BASELINE_ENV ?? "{}") as Record<string, string>;
 
+/** The probe extension (pi-step-probe.mjs): pi's own time per step, from a tool's end to the next request on the wire. */
+const PROBE = join(REPO, "test/bench/pi-step-probe.mjs");
+
 const bench: Scenario = (step) =>
   step < STEPS
     ? { calls: [{ name: "bash", args: { command: `echo step-${step}; seq ${step * 100} ${step * 100 + 400}` } }] }
@@ -51,6 +57,8 @@ interface RunResult {
   piCpuPerStepMs: number;
   /** pi's CPU time from its start to the first LLM request (startup and the extension's load). */
   piCpuToFirstRequestMs: number;
+  /** Per step: from a tool's end to the next request's body on the wire, on pi's side (the probe). */
+  piPath: number[];
   wallMs: number;
 }
 
@@ -116,10 +124,11 @@ async function runOnce(
   const withCondense = ext !== null;
   const from = llm.requests.length;
   const started = Date.now();
+  const probeOut = join(home.root, `probe-${variant}-${started}.txt`);
   const child = spawnPi(home, {
-    args: ["SCENARIO B: run the steps"],
+    args: ["-e", PROBE, "SCENARIO B: run the steps"],
     extension: ext,
-    env: extraEnv,
+    env: { ...extraEnv, BENCH_PI_PROBE_OUT: probeOut },
     ...(baselinePi(ext) ?? {}),
     ...(PROF ? { cpuProfDir: join(PROF, variant) } : {}),
     stdio: ["ignore", "ignore", "pipe"],
@@ -148,7 +157,14 @@ async function runOnce(
   const steps: number[] = [];
   for (let i = 1; i < agent.length; i++) steps.push(agent[i]!.receivedAt - agent[i - 1]!.receivedAt);
   const owner = withCondense ? dataDirOwner(join(home.agentDir, "condense")) : null;
+  let piPath: number[] = [];
+  try {
+    piPath = readFileSync(probeOut, "utf8").split("\n").filter(Boolean).map(Number);
+  } catch {
+    /* the probe wrote nothing (pi exited before its shutdown) */
+  }
   return {
+    piPath,
     variant,
     firstRequestMs: agent[0]!.receivedAt - started,
     steps,
@@ -211,6 +227,7 @@ async function main(): Promise<void> {
       stepP95Ms: pct(steps, 95),
       piCpuPerStepMs: median(rs.map((r) => r.piCpuPerStepMs)),
       piCpuToFirstRequestMs: median(rs.map((r) => r.piCpuToFirstRequestMs)),
+      piPathMedianMs: median(rs.flatMap((r) => r.piPath)),
       piPeakRssMb: median(rs.map((r) => r.piPeakRssMb)),
       servicePeakRssMb: svc.length ? median(svc) : null,
       wallMs: median(rs.map((r) => r.wallMs)),
@@ -219,16 +236,16 @@ async function main(): Promise<void> {
   const bare = rows[0]!;
   console.log(`bench:pi — ${STEPS} steps, ${REPS} reps, fake provider 50 ms, baseline ${BASELINE ?? "none"}`);
   console.log(
-    "variant  first-request  pi-CPU-to-first  step-median  step-p95  pi-CPU/step  pi-peak-RSS  service-peak-RSS  wall",
+    "variant  first-request  pi-CPU-to-first  step-median  step-p95  pi-path/step  pi-CPU/step  pi-peak-RSS  service-peak-RSS  wall",
   );
   for (const r of rows) {
     console.log(
-      `${r.variant.padEnd(9)} ${String(r.firstRequestMs).padStart(8)} ms  ${String(r.piCpuToFirstRequestMs).padStart(8)} ms  ${String(r1(r.stepMedianMs)).padStart(8)} ms  ${String(r.stepP95Ms).padStart(5)} ms  ${String(r1(r.piCpuPerStepMs)).padStart(7)} ms  ${String(r1(r.piPeakRssMb)).padStart(7)} MB  ${r.servicePeakRssMb === null ? "      -" : `${String(r1(r.servicePeakRssMb)).padStart(9)} MB`}  ${r.wallMs} ms`,
+      `${r.variant.padEnd(9)} ${String(r.firstRequestMs).padStart(8)} ms  ${String(r.piCpuToFirstRequestMs).padStart(8)} ms  ${String(r1(r.stepMedianMs)).padStart(8)} ms  ${String(r.stepP95Ms).padStart(5)} ms  ${String(r1(r.piPathMedianMs)).padStart(7)} ms  ${String(r1(r.piCpuPerStepMs)).padStart(7)} ms  ${String(r1(r.piPeakRssMb)).padStart(7)} MB  ${r.servicePeakRssMb === null ? "      -" : `${String(r1(r.servicePeakRssMb)).padStart(9)} MB`}  ${r.wallMs} ms`,
     );
   }
   for (const r of rows.slice(1)) {
     console.log(
-      `${r.variant} vs bare: first request ${r.firstRequestMs - bare.firstRequestMs >= 0 ? "+" : ""}${r.firstRequestMs - bare.firstRequestMs} ms (target <= +300), pi CPU to it ${r1(r.piCpuToFirstRequestMs - bare.piCpuToFirstRequestMs)} ms, median step ${r1(r.stepMedianMs - bare.stepMedianMs)} ms (target <= +2), pi CPU per step ${r1(r.piCpuPerStepMs - bare.piCpuPerStepMs)} ms, pi peak RSS +${r1(r.piPeakRssMb - bare.piPeakRssMb)} MB (target <= +60)`,
+      `${r.variant} vs bare: first request ${r.firstRequestMs - bare.firstRequestMs >= 0 ? "+" : ""}${r.firstRequestMs - bare.firstRequestMs} ms (target <= +300), pi CPU to it ${r1(r.piCpuToFirstRequestMs - bare.piCpuToFirstRequestMs)} ms, median step ${r1(r.stepMedianMs - bare.stepMedianMs)} ms (target <= +2), pi's path per step (tool end to request on the wire) ${r1(r.piPathMedianMs - bare.piPathMedianMs)} ms, pi CPU per step ${r1(r.piCpuPerStepMs - bare.piCpuPerStepMs)} ms, pi peak RSS +${r1(r.piPeakRssMb - bare.piPeakRssMb)} MB (target <= +60)`,
     );
   }
   const replays: { repo: string; wallMs: number; cpuMs: number }[] = [];
@@ -266,8 +283,9 @@ async function main(): Promise<void> {
       rows,
       replayMs,
       replays,
-      runs: results.map(({ steps, ...rest }) => ({
+      runs: results.map(({ steps, piPath, ...rest }) => ({
         ...rest,
+        piPathMedianMs: piPath.length ? median(piPath) : null,
         stepMedianMs: median(steps),
         stepMaxMs: Math.max(...steps),
         stepsMs: process.env.BENCH_PI_VERBOSE ? steps : undefined,

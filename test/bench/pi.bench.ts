@@ -9,9 +9,9 @@
  * Measured per run: time from spawning pi to the first LLM request, wall time per agent step (from
  * one agent request to the next: the model's 50 ms plus the tool plus pi plus Condense), pi's CPU
  * time per step (user + system from /proc/<pid>/stat over the step phase: far less noisy than wall
- * time on a loaded host), pi's path per step (the probe extension pi-step-probe.mjs, loaded in every
- * variant: from a tool's end to the next request's body on the wire, the part of a step the extension
- * can lengthen, without the model's wait and the tool's run), peak RSS of the pi process (VmHWM) and,
+ * time on a loaded host), with BENCH_PI_PROBE=1 pi's path per step (the probe extension
+ * pi-step-probe.mjs, loaded in every variant: from a tool's end to the next request's body on the wire,
+ * the part of a step the extension can lengthen, without the model's wait and the tool's run), peak RSS of the pi process (VmHWM) and,
  * at the end, of the local service. Condense settings make budget flushes
  * and stubs happen inside the run, so the service works while the agent does.
  *
@@ -39,8 +39,12 @@ const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
 const PROF = process.env.BENCH_PI_PROF;
 const BASELINE_ENV = JSON.parse(process.env.BENCH_PI_BASELINE_ENV ?? "{}") as Record<string, string>;
 
-/** The probe extension (pi-step-probe.mjs): pi's own time per step, from a tool's end to the next request on the wire. */
-const PROBE = join(REPO, "test/bench/pi-step-probe.mjs");
+/**
+ * The probe extension (pi-step-probe.mjs, with BENCH_PI_PROBE=1): pi's own time per step, from a tool's end
+ * to the next request on the wire. Opt-in: loading any extension makes bare pi load its TypeScript loader
+ * too, which would hide that part of Condense's cost in the first-request figure.
+ */
+const PROBE = process.env.BENCH_PI_PROBE === "1" ? join(REPO, "test/bench/pi-step-probe.mjs") : null;
 
 const bench: Scenario = (step) =>
   step < STEPS
@@ -126,7 +130,7 @@ async function runOnce(
   const started = Date.now();
   const probeOut = join(home.root, `probe-${variant}-${started}.txt`);
   const child = spawnPi(home, {
-    args: ["-e", PROBE, "SCENARIO B: run the steps"],
+    args: [...(PROBE ? ["-e", PROBE] : []), "SCENARIO B: run the steps"],
     extension: ext,
     env: { ...extraEnv, BENCH_PI_PROBE_OUT: probeOut },
     ...(baselinePi(ext) ?? {}),
@@ -227,7 +231,7 @@ async function main(): Promise<void> {
       stepP95Ms: pct(steps, 95),
       piCpuPerStepMs: median(rs.map((r) => r.piCpuPerStepMs)),
       piCpuToFirstRequestMs: median(rs.map((r) => r.piCpuToFirstRequestMs)),
-      piPathMedianMs: median(rs.flatMap((r) => r.piPath)),
+      piPathMedianMs: PROBE ? median(rs.flatMap((r) => r.piPath)) : Number.NaN,
       piPeakRssMb: median(rs.map((r) => r.piPeakRssMb)),
       servicePeakRssMb: svc.length ? median(svc) : null,
       wallMs: median(rs.map((r) => r.wallMs)),
@@ -240,12 +244,12 @@ async function main(): Promise<void> {
   );
   for (const r of rows) {
     console.log(
-      `${r.variant.padEnd(9)} ${String(r.firstRequestMs).padStart(8)} ms  ${String(r.piCpuToFirstRequestMs).padStart(8)} ms  ${String(r1(r.stepMedianMs)).padStart(8)} ms  ${String(r.stepP95Ms).padStart(5)} ms  ${String(r1(r.piPathMedianMs)).padStart(7)} ms  ${String(r1(r.piCpuPerStepMs)).padStart(7)} ms  ${String(r1(r.piPeakRssMb)).padStart(7)} MB  ${r.servicePeakRssMb === null ? "      -" : `${String(r1(r.servicePeakRssMb)).padStart(9)} MB`}  ${r.wallMs} ms`,
+      `${r.variant.padEnd(9)} ${String(r.firstRequestMs).padStart(8)} ms  ${String(r.piCpuToFirstRequestMs).padStart(8)} ms  ${String(r1(r.stepMedianMs)).padStart(8)} ms  ${String(r.stepP95Ms).padStart(5)} ms  ${PROBE ? `${String(r1(r.piPathMedianMs)).padStart(7)} ms` : "      -   "}  ${String(r1(r.piCpuPerStepMs)).padStart(7)} ms  ${String(r1(r.piPeakRssMb)).padStart(7)} MB  ${r.servicePeakRssMb === null ? "      -" : `${String(r1(r.servicePeakRssMb)).padStart(9)} MB`}  ${r.wallMs} ms`,
     );
   }
   for (const r of rows.slice(1)) {
     console.log(
-      `${r.variant} vs bare: first request ${r.firstRequestMs - bare.firstRequestMs >= 0 ? "+" : ""}${r.firstRequestMs - bare.firstRequestMs} ms (target <= +300), pi CPU to it ${r1(r.piCpuToFirstRequestMs - bare.piCpuToFirstRequestMs)} ms, median step ${r1(r.stepMedianMs - bare.stepMedianMs)} ms (target <= +2), pi's path per step (tool end to request on the wire) ${r1(r.piPathMedianMs - bare.piPathMedianMs)} ms, pi CPU per step ${r1(r.piCpuPerStepMs - bare.piCpuPerStepMs)} ms, pi peak RSS +${r1(r.piPeakRssMb - bare.piPeakRssMb)} MB (target <= +60)`,
+      `${r.variant} vs bare: first request ${r.firstRequestMs - bare.firstRequestMs >= 0 ? "+" : ""}${r.firstRequestMs - bare.firstRequestMs} ms (target <= +300), pi CPU to it ${r1(r.piCpuToFirstRequestMs - bare.piCpuToFirstRequestMs)} ms, median step ${r1(r.stepMedianMs - bare.stepMedianMs)} ms (target <= +2)${PROBE ? `, pi's path per step (tool end to request on the wire) ${r1(r.piPathMedianMs - bare.piPathMedianMs)} ms` : ""}, pi CPU per step ${r1(r.piCpuPerStepMs - bare.piCpuPerStepMs)} ms, pi peak RSS +${r1(r.piPeakRssMb - bare.piPeakRssMb)} MB (target <= +60)`,
     );
   }
   const replays: { repo: string; wallMs: number; cpuMs: number }[] = [];

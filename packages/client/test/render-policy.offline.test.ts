@@ -3,6 +3,7 @@
  * recovery grace are decided when a state version is applied (the state mirror), so renders between
  * two applications only ever append, and the next application is what purges an old failure.
  */
+import { A, F, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import { STATE_DELTA_FORMAT, type AgentMessage, type StateDelta } from "@condense/core";
 import { createCondenseClient, type FetchLike } from "../src/index.ts";
@@ -19,33 +20,12 @@ function stateOnlyApi(served: { delta: StateDelta | null }): FetchLike {
 
 const bigArgs = { command: "x".repeat(600) };
 const failedTurn: AgentMessage[] = [
-  { role: "user", content: "build it", timestamp: 1 },
-  {
-    role: "assistant",
-    content: [{ type: "toolCall", id: "bash_1", name: "bash", arguments: bigArgs }],
-    timestamp: 10,
-    stopReason: "toolUse",
-  },
-  {
-    role: "toolResult",
-    toolCallId: "bash_1",
-    toolName: "bash",
-    content: [{ type: "text", text: "error: exit 3" }],
-    isError: true,
-    timestamp: 11,
-  },
+  U(1, "build it", { plain: true }),
+  A(10, { id: "bash_1", args: bigArgs }),
+  R(11, "bash_1", "error: exit 3", { isError: true }),
 ];
 const laterTurns = (from: number, n: number): AgentMessage[] =>
-  Array.from(
-    { length: n },
-    (_, k) =>
-      ({
-        role: "assistant",
-        content: [{ type: "text", text: `step ${k}` }],
-        timestamp: from + k,
-        stopReason: "stop",
-      }) as AgentMessage,
-  );
+  Array.from({ length: n }, (_, k) => F(from + k, `step ${k}`));
 const isPrefix = (a: readonly unknown[], b: readonly unknown[]) =>
   a.every((m, i) => JSON.stringify(m) === JSON.stringify(b[i]));
 const purgedIn = (ms: readonly AgentMessage[]) => JSON.stringify(ms).includes("condense-purged-error-args");

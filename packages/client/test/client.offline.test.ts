@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STATE_DELTA_FORMAT, type AgentMessage, type StateDelta } from "@condense/core";
 import { F, turn, U } from "@condense/test-support/messages";
-import { captureIdFor, createCondenseClient, type CondenseClientOptions, type FetchLike } from "../src/index.ts";
+import { captureIdFor, type FetchLike } from "../src/index.ts";
+import { offlineClient } from "./support/offline-client.ts";
 
 const big = (n: number) => `${"x".repeat(60)}\n`.repeat(n);
 /** A scripted API: records every call; `down` makes every request fail like a refused connection. */
@@ -43,22 +44,6 @@ function scriptedApi(state: { down: boolean; deltas?: (since: number) => StateDe
     return json({ error: { code: "not_found", message: "?" } }, 404);
   };
   return { fetch, calls, stored };
-}
-
-const fastBackoff = { initialMs: 5, maxMs: 20, factor: 2 };
-
-/**
- * A client of session `s` retrying fast, without the state stream, on the scripted API (or, given null,
- * on the `host` in `over`); `over` adds or replaces options.
- */
-function offlineClient(api: { fetch: FetchLike } | null, over: Partial<CondenseClientOptions> = {}) {
-  return createCondenseClient({
-    ...(api ? { url: "http://api", fetch: api.fetch } : {}),
-    sessionId: "s",
-    backoff: fastBackoff,
-    sse: false,
-    ...over,
-  });
 }
 
 describe("client offline behaviour", () => {

@@ -6,7 +6,8 @@
 import { A, F, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import { STATE_DELTA_FORMAT, type AgentMessage, type StateDelta } from "@condense/core";
-import { createCondenseClient, type FetchLike } from "../src/index.ts";
+import type { FetchLike } from "../src/index.ts";
+import { offlineClient } from "./support/offline-client.ts";
 
 /** A service that only answers state pulls, with whatever version `served.delta` holds. */
 function stateOnlyApi(served: { delta: StateDelta | null }): FetchLike {
@@ -33,7 +34,7 @@ const purgedIn = (ms: readonly AgentMessage[]) => JSON.stringify(ms).includes("c
 describe("render policy in the client", () => {
   it("keeps an aging failure's arguments until the next state is applied, then purges them", async () => {
     const served: { delta: StateDelta | null } = { delta: null };
-    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: stateOnlyApi(served), sse: false });
+    const client = offlineClient({ fetch: stateOnlyApi(served) });
     await client.start(failedTurn, { syncTimeoutMs: 1_000 });
 
     const first = client.render(failedTurn).messages;
@@ -64,12 +65,7 @@ describe("render policy in the client", () => {
   });
 
   it("decides again when the settings change", async () => {
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: stateOnlyApi({ delta: null }),
-      sse: false,
-    });
+    const client = offlineClient({ fetch: stateOnlyApi({ delta: null }) });
     await client.start(failedTurn, { syncTimeoutMs: 1_000 });
     const aged = [...failedTurn, ...laterTurns(20, 4)];
     client.render(failedTurn);

@@ -190,7 +190,7 @@ if (writeDocs) {
   const section = [
     "## Client (bench:client)",
     "",
-    `Run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:client\`. Machine: ${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load average at the end of the run ${os
+    `Current figures: run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:client\`. Machine: ${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load average at the end of the run ${os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join("/")} (1/5/15 min, 2 cores shared with other jobs).`,

@@ -429,7 +429,7 @@ if (writeDocs) {
   writeBenchSection(
     doc,
     "## Core render (bench:core)",
-    `## Core render (bench:core)\n\n${METHOD}\n\n### Results\n\n${out}\n`,
+    `## Core render (bench:core)\n\n${METHOD}\n\n### Current figures\n\n${out}\n`,
   );
   console.log(`\n[bench:core] wrote ${doc}`);
 }

@@ -6,6 +6,7 @@
  * the error the client raises carries a code of the one vocabulary. The main routes (captures,
  * flushes, state, query, status) must each be seen; a route the test does not know fails it.
  */
+import { F, turn, U } from "@condense/test-support/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { CondenseHttpError, createCondenseClient, type CondenseClient } from "@condense/client";
@@ -80,37 +81,19 @@ const ROUTES: RouteContract[] = [
 ];
 
 const T0 = 1_700_000_000_000;
-const text = (s: string) => [{ type: "text", text: s }];
-
 /** A user asks, the assistant reads two files, then answers: one closed chain of two calls. */
 function conversation(): { branch: AgentMessage[]; turns: { message: AgentMessage; toolResults: AgentMessage[] }[] } {
-  const user = { role: "user", content: text("read both files"), timestamp: T0 } as AgentMessage;
-  const turns = ["a", "b"].map((f, i) => {
-    const id = `toolu_${f}`;
-    return {
-      message: {
-        role: "assistant",
-        content: [{ type: "toolCall", id, name: "read", arguments: { path: `${f}.ts` } }],
-        timestamp: T0 + 10 + i * 100,
-      } as AgentMessage,
-      toolResults: [
-        {
-          role: "toolResult",
-          toolCallId: id,
-          toolName: "read",
-          content: text(`export const ${f} = ${i};\n`.repeat(400)),
-          isError: false,
-          timestamp: T0 + 20 + i * 100,
-        } as AgentMessage,
-      ],
-    };
-  });
-  const answer = {
-    role: "assistant",
-    content: text("both files export a constant"),
-    timestamp: T0 + 500,
-  } as AgentMessage;
-  const next = { role: "user", content: text("thanks"), timestamp: T0 + 600 } as AgentMessage;
+  const user = U(T0, "read both files");
+  const turns = ["a", "b"].map((f, i) =>
+    turn(
+      T0 + 10 + i * 100,
+      { id: `toolu_${f}`, name: "read", args: { path: `${f}.ts` } },
+      `export const ${f} = ${i};\n`.repeat(400),
+      10,
+    ),
+  );
+  const answer = F(T0 + 500, "both files export a constant");
+  const next = U(T0 + 600, "thanks");
   return { branch: [user, ...turns.flatMap((t) => [t.message, ...t.toolResults]), answer, next], turns };
 }
 

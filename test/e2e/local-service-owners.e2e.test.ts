@@ -14,32 +14,19 @@ import { createCondenseClient, localServiceHost, type CondenseClient } from "@co
 import type { AgentMessage } from "@condense/core";
 import { createDb } from "@condense/db";
 import { startFakeLlm, type FakeLlm } from "@condense/test-support/fake-llm";
+import { turn } from "@condense/test-support/messages";
 import { ownerPid, SERVICE_DAEMON, serviceStarts, stopLocalService, waitFor } from "./local-service-support.ts";
 
 const TURNS = 24;
 const big = (n: number, tag: string) => `${tag} ${"y".repeat(60)}\n`.repeat(n);
 
-function turn(session: string, i: number): { message: AgentMessage; toolResults: AgentMessage[] } {
-  const ts = 1_000_000 + i * 10;
+function seqTurn(session: string, i: number): { message: AgentMessage; toolResults: AgentMessage[] } {
   const id = `call_${(i % 3) + 1}`; // providers reuse ids: the occurrence is (id, result timestamp)
-  return {
-    message: {
-      role: "assistant",
-      content: [{ type: "toolCall", id, name: "bash", arguments: { command: `seq ${i} ${session}` } }],
-      timestamp: ts,
-      stopReason: "toolUse",
-    } as AgentMessage,
-    toolResults: [
-      {
-        role: "toolResult",
-        toolCallId: id,
-        toolName: "bash",
-        content: [{ type: "text", text: big(30, `${session}-${i}`) }],
-        isError: false,
-        timestamp: ts + 1,
-      } as AgentMessage,
-    ],
-  };
+  return turn(
+    1_000_000 + i * 10,
+    { id, name: "bash", args: { command: `seq ${i} ${session}` } },
+    big(30, `${session}-${i}`),
+  );
 }
 
 describe("three clients on one data directory, the owner killed mid-flush", () => {
@@ -95,7 +82,7 @@ describe("three clients on one data directory, the owner killed mid-flush", () =
     let killed = false;
     const drive = async (k: number) => {
       for (let i = 0; i < TURNS; i++) {
-        const t = turn(sessions[k]!, i);
+        const t = seqTurn(sessions[k]!, i);
         branches[k]!.push(t.message, ...t.toolResults);
         const r = clients[k]!.capture({ ...t, turnIndex: i });
         if (r.captureId) captureIds[k]!.push(r.captureId);

@@ -5,6 +5,7 @@
  * counts come from the service, so the worker's own `backfill-empty` shows as `b`. Session status
  * and fleet status count every kind. On PGlite and on real Postgres.
  */
+import { F, R, U } from "@condense/test-support/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { createCondenseClient, type CondenseClient } from "@condense/client";
@@ -79,17 +80,10 @@ describe.each(dbKinds())("render diagnostics reach the fleet (%s)", (kind) => {
 
   it("an orphan sweep and a malformed message are posted once, after a failed write was retried", async () => {
     const messages = [
-      { role: "user", content: "go", timestamp: T0 },
-      {
-        role: "toolResult",
-        toolCallId: "ghost_1",
-        toolName: "bash",
-        content: [{ type: "text", text: "no call opened me" }],
-        isError: false,
-        timestamp: T0 + 1,
-      },
+      U(T0, "go", { plain: true }),
+      R(T0 + 1, "ghost_1", "no call opened me", { name: "bash" }),
       42,
-      { role: "assistant", content: [{ type: "text", text: "done" }], timestamp: T0 + 2 },
+      F(T0 + 2),
     ] as unknown as AgentMessage[];
     const first = client.render(messages);
     expect(first.failedOpen).toBeUndefined();

@@ -5,6 +5,7 @@
  * with nothing to redo, and come back byte for byte through the recovery pages. The API's body limit
  * stays what it is. On PGlite and on real Postgres.
  */
+import { turn } from "@condense/test-support/messages";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, eq } from "drizzle-orm";
 import { createCondenseClient, type CondenseClient } from "@condense/client";
@@ -27,30 +28,9 @@ function bigText(bytes: number, seed: string): string {
   return `${parts.join("").slice(0, bytes - 8)}end 😀 é`;
 }
 
-function turn(
-  id: string,
-  text: string,
-  ts: number,
-  turnIndex: number,
-): { message: AgentMessage; toolResults: AgentMessage[]; turnIndex: number } {
-  return {
-    message: {
-      role: "assistant",
-      content: [{ type: "toolCall", id, name: "bash", arguments: { command: `cat ${id}` } }],
-      timestamp: ts - 10,
-    } as AgentMessage,
-    toolResults: [
-      {
-        role: "toolResult",
-        toolCallId: id,
-        toolName: "bash",
-        content: [{ type: "text", text }],
-        isError: false,
-        timestamp: ts,
-      } as AgentMessage,
-    ],
-    turnIndex,
-  };
+/** A `cat` of `id` whose result (at `ts`) is `text`, as the client's turn end receives it. */
+function catTurn(id: string, text: string, ts: number, turnIndex: number) {
+  return { ...turn(ts - 10, { id, name: "bash", args: { command: `cat ${id}` } }, text, 10), turnIndex };
 }
 
 async function pageThrough(
@@ -119,8 +99,8 @@ describe.each(dbKinds())("outputs of any size (%s)", (kind) => {
   });
 
   it("5 MB and 50 MB results are captured through the outbox, indexed at once with a tN and a stored stub", async () => {
-    const a = turn("big5", five, T0 + 100, 0);
-    const b = turn("big50", fifty, T0 + 200, 1);
+    const a = catTurn("big5", five, T0 + 100, 0);
+    const b = catTurn("big50", fifty, T0 + 200, 1);
     expect(client.capture(a).pushed).toBe(true);
     expect(client.capture(b).pushed).toBe(true);
     expect(await client.drain(600_000)).toBe(true);

@@ -14,6 +14,7 @@ import { createCondenseClient, type CondenseClient, type CondenseHost } from "@c
 import type { AgentMessage } from "@condense/core";
 import { startSingleProcessService, type SingleProcessService } from "@condense/service";
 import { startFakeProvider, type FakeProvider } from "@condense/test-support/fake-provider";
+import { A, F, R, U } from "@condense/test-support/messages";
 
 const KEY = "agent-key-handoff-restart";
 const SESSION = "handoff-restart";
@@ -22,23 +23,11 @@ function turn(n: number): AgentMessage[] {
   const ts = 1_800_000_000_000 + n * 10_000;
   const output = `${"line of output ".repeat(120)}${n}`;
   return [
-    { role: "user", content: `task ${n}`, timestamp: ts },
-    {
-      role: "assistant",
-      content: [{ type: "toolCall", id: "call_1", name: "bash", arguments: { command: `job ${n}` } }],
-      stopReason: "toolUse",
-      timestamp: ts + 1,
-    },
-    {
-      role: "toolResult",
-      toolCallId: "call_1",
-      toolName: "bash",
-      content: [{ type: "text", text: output }],
-      isError: false,
-      timestamp: ts + 2,
-    },
-    { role: "assistant", content: [{ type: "text", text: `done ${n}` }], stopReason: "stop", timestamp: ts + 3 },
-  ] as unknown as AgentMessage[];
+    U(ts, `task ${n}`, { plain: true }),
+    A(ts + 1, { id: "call_1", name: "bash", args: { command: `job ${n}` } }),
+    R(ts + 2, "call_1", output, { name: "bash" }),
+    F(ts + 3, `done ${n}`),
+  ];
 }
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Counter, Registry } from "prom-client";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@condense/core";
+import { A, R, U } from "@condense/test-support/messages";
 import { runCaptured as run } from "./support/captured-cli.ts";
 import { startMetricsServer } from "../src/metrics-server.ts";
 import { CacheCostMeter } from "../src/replay/cache-cost.ts";
@@ -19,36 +20,17 @@ import { createProgress } from "../src/replay/progress.ts";
 import { sampleCalls } from "../src/replay/report-text.ts";
 import { summarizerEnvFromFlags } from "../src/summarizer-flags.ts";
 
-const user = (text: string, ts: number): AgentMessage => ({
-  role: "user",
-  content: [{ type: "text", text }],
-  timestamp: ts,
-});
-const call = (id: string, ts: number): AgentMessage => ({
-  role: "assistant",
-  content: [{ type: "toolCall", id, name: "read", arguments: {} }],
-  timestamp: ts,
-});
-const result = (id: string, text: string, ts: number): AgentMessage => ({
-  role: "toolResult",
-  toolCallId: id,
-  toolName: "read",
-  content: [{ type: "text", text }],
-  isError: false,
-  timestamp: ts,
-});
-
 describe("cache-aware cost", () => {
   const price = { model: "x/y", input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 };
   const chars = (m: readonly AgentMessage[]) => JSON.stringify(m).length;
 
   it("an appended history reads its old prefix and writes only the tail", () => {
     const meter = new CacheCostMeter(price);
-    const a = [user("x".repeat(4000), 1)];
+    const a = [U(1, "x".repeat(4000))];
     const first = meter.request(a, chars(a));
     expect(first.read).toBe(0);
     expect(first.write).toBe(Math.round(chars(a) / 4));
-    const b = [...a, call("c1", 2), result("c1", "y".repeat(8000), 3)];
+    const b = [...a, A(2, "c1"), R(3, "c1", "y".repeat(8000))];
     const second = meter.request(b, chars(b));
     expect(second.read).toBe(Math.round(chars(a) / 4));
     expect(second.read + second.write).toBe(Math.round(chars(b) / 4));
@@ -56,12 +38,12 @@ describe("cache-aware cost", () => {
 
   it("a rewritten message breaks the prefix there: everything after it is written again", () => {
     const meter = new CacheCostMeter(price);
-    const a = [user("x".repeat(4000), 1), call("c1", 2), result("c1", "y".repeat(8000), 3), user("z".repeat(400), 4)];
+    const a = [U(1, "x".repeat(4000)), A(2, "c1"), R(3, "c1", "y".repeat(8000)), U(4, "z".repeat(400))];
     meter.request(a, chars(a));
     // Equal content in new objects still counts as the same prefix.
     const same = a.map((m) => structuredClone(m));
     expect(meter.request(same, chars(same)).write).toBeLessThanOrEqual(1);
-    const stubbed = [a[0]!, a[1]!, result("c1", "[condensed: see t1]", 3), a[3]!];
+    const stubbed = [a[0]!, a[1]!, R(3, "c1", "[condensed: see t1]"), a[3]!];
     const r = meter.request(stubbed, chars(stubbed));
     expect(r.read).toBe(Math.round(chars([a[0]!, a[1]!]) / 4));
     expect(r.write).toBe(Math.round(chars(stubbed) / 4) - r.read);
@@ -88,22 +70,20 @@ describe("cache-aware cost", () => {
 
 describe("replay helpers", () => {
   it("pairing: orphan results and lost results are violations, results missing in the raw input are not", () => {
-    const raw = [user("go", 1), call("a", 2), result("a", "A", 3), call("b", 4), user("next", 5)];
+    const raw = [U(1, "go"), A(2, "a"), R(3, "a", "A"), A(4, "b"), U(5, "next")];
     expect(pairingViolations(raw, raw)).toEqual([]);
-    expect(pairingViolations([user("go", 1), result("a", "A", 3)], raw)).toEqual([
+    expect(pairingViolations([U(1, "go"), R(3, "a", "A")], raw)).toEqual([
       "tool result a does not answer a call of its turn",
     ]);
-    expect(pairingViolations([user("go", 1), call("a", 2), user("next", 5)], raw)).toEqual([
-      "tool call a lost its result",
-    ]);
+    expect(pairingViolations([U(1, "go"), A(2, "a"), U(5, "next")], raw)).toEqual(["tool call a lost its result"]);
   });
 
   it("timestamps are filled in ascending order, existing ones kept", () => {
     const out = withTimestamps([
       { role: "user", content: "a" },
-      user("b", 10_000),
+      U(10_000, "b"),
       { role: "user", content: "c" },
-      user("d", 5),
+      U(5, "d"),
     ]);
     expect(out.map((m) => m.timestamp)).toEqual([9000, 10_000, 11_000, 12_000]);
   });

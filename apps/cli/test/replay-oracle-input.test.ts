@@ -2,45 +2,17 @@
  * The oracle's turn model: a summary covering the results of several turns is shared among those
  * turns in proportion to the results it covers, not charged to the first one.
  */
-import { SUMMARY_CUSTOM_TYPE, type AgentMessage } from "@condense/core";
+import { A, R, S, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import { scheduleSessionOf } from "../src/replay/oracle-input.ts";
 
-const call = (ts: number, id: string): AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "toolCall", id, name: "bash", arguments: {} }],
-    timestamp: ts,
-  }) as AgentMessage;
-const result = (ts: number, id: string, text: string): AgentMessage =>
-  ({
-    role: "toolResult",
-    toolCallId: id,
-    toolName: "bash",
-    content: [{ type: "text", text }],
-    isError: false,
-    timestamp: ts,
-  }) as AgentMessage;
-const user: AgentMessage = { role: "user", content: "go", timestamp: 0 } as AgentMessage;
+const user = U(0, "go", { plain: true });
 
 describe("the oracle's view of a replayed session", () => {
   it("shares a summary among the turns whose results it covers, in proportion to their size", () => {
-    const raw = [
-      user,
-      call(1, "a"),
-      result(2, "a", "A".repeat(4000)),
-      call(3, "b"),
-      result(4, "b", "B".repeat(12_000)),
-    ];
-    const summary = {
-      role: "custom",
-      customType: SUMMARY_CUSTOM_TYPE,
-      content: "S".repeat(1600),
-      display: false,
-      details: { toolCallRefs: [{ toolCallId: "a" }, { toolCallId: "b" }] },
-      timestamp: 5,
-    } as AgentMessage;
-    const rendered = [user, call(1, "a"), result(2, "a", "[stub]"), call(3, "b"), result(4, "b", "[stub]"), summary];
+    const raw = [user, A(1, "a"), R(2, "a", "A".repeat(4000)), A(3, "b"), R(4, "b", "B".repeat(12_000))];
+    const summary = S(5, ["a", "b"], "S".repeat(1600));
+    const rendered = [user, A(1, "a"), R(2, "a", "[stub]"), A(3, "b"), R(4, "b", "[stub]"), summary];
     // Requests: the first sees the user's message, the second turn 0's result, the third turn 1's.
     const calls = [1, 3, 5].map((messages) => ({ rawTokens: 0, messages, cold: false, outputTokens: 0 }));
     let chars = 0;
@@ -60,7 +32,7 @@ describe("the oracle's view of a replayed session", () => {
     expect(reclaimB).toBeGreaterThan(reclaimA);
     const summaryTokens = Math.round((JSON.stringify(summary).length + 1) / 4);
     const stubbedTokens = Math.round(
-      (JSON.stringify(result(2, "a", "A".repeat(4000))).length - JSON.stringify(result(2, "a", "[stub]")).length) / 4,
+      (JSON.stringify(R(2, "a", "A".repeat(4000))).length - JSON.stringify(R(2, "a", "[stub]")).length) / 4,
     );
     // Turn 0's share of the summary is about a quarter (4 000 of 16 000 result characters).
     expect(stubbedTokens - reclaimA).toBeGreaterThan(0.2 * summaryTokens);
@@ -68,9 +40,9 @@ describe("the oracle's view of a replayed session", () => {
   });
 
   it("the prompt in front of the first request belongs to no turn: a long one does not make turn 0 look larger condensed", () => {
-    const prompt = { role: "user", content: "P".repeat(20_000), timestamp: 0 } as AgentMessage;
-    const raw = [prompt, call(1, "a"), result(2, "a", "A".repeat(4000)), call(3, "b"), result(4, "b", "ok")];
-    const rendered = [prompt, call(1, "a"), result(2, "a", "[stub]"), call(3, "b"), result(4, "b", "ok")];
+    const prompt = U(0, "P".repeat(20_000), { plain: true });
+    const raw = [prompt, A(1, "a"), R(2, "a", "A".repeat(4000)), A(3, "b"), R(4, "b", "ok")];
+    const rendered = [prompt, A(1, "a"), R(2, "a", "[stub]"), A(3, "b"), R(4, "b", "ok")];
     const sizes = (upTo: number) =>
       Math.round(raw.slice(0, upTo).reduce((n, m) => n + JSON.stringify(m).length + 1, 1) / 4);
     const calls = [1, 3, 5].map((messages) => ({ rawTokens: sizes(messages), messages, cold: false, outputTokens: 0 }));

@@ -3,16 +3,17 @@
  * process (embedded PGlite, and Postgres in its own scratch database when DATABASE_URL is set).
  * Scenarios: capture ingest (unique calls per request, so every request inserts), state delta
  * (full snapshot of a 200-record session) and context_tree_query (a tN, an occurrence key and a
- * 50-occurrence reused id). Prints a table and appends a section to docs/benchmarks.md.
+ * 50-occurrence reused id). Prints a table and rewrites its own section of docs/benchmarks.md
+ * (`--no-write` skips the page).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, existsSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem, type as osType, release } from "node:os";
 import { dirname, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { createScratchDatabase, type ScratchDatabase } from "@condense/db";
+import { writeBenchSection, writesBenchmarksDoc } from "@condense/test-support/benchmarks-doc";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, "../../..");
@@ -164,21 +165,23 @@ const table = [
       `| ${r.target} | ${r.scenario} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.requests} | ${r.non2xx} | ${r.errors} |`,
   ),
 ].join("\n");
-const section = `
-## API (bench:api)
+const section = `## API (bench:api)
 
-Run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:api\`. Machine: ${machine}.
+Command: \`pnpm bench:api\` (\`--no-write\` keeps this file; \`BENCH_DURATION\` seconds per scenario, default 10). Method:
+the API runs in a child process (\`packages/api/bench/bench-server.ts\`: startServer, rate limits off, logs silent, the
+in-process queue in embedded mode) and autocannon drives it from the parent over loopback with ${CONNECTIONS} connections
+for ${DURATION} s per scenario, so server and load generator share the machine's cores. The seeded session has 200
+summarized records in 50 summaries; \`bash_7\` is reused in all 50 batches. Capture ingest sends unique calls per
+request, so every request is a committed insert. The Postgres row uses its own scratch database on the local server
+(dropped afterwards). The \`errors\` column counts autocannon's 10 s request timeouts.
 
-Method: the API runs in a child process (\`apps/api/bench/bench-server.ts\`: startServer, rate limits off, logs silent,
-the in-process queue in embedded mode) and autocannon drives it from the parent over loopback with ${CONNECTIONS}
-connections for ${DURATION} s per scenario, so server and load generator share the machine's cores. The seeded
-session has 200 summarized records in 50 summaries; \`bash_7\` is reused in all 50 batches. Capture ingest sends
-unique calls per request, so every request is a committed insert. The Postgres row uses its own scratch database on
-the local server (dropped afterwards). The \`errors\` column counts autocannon's 10 s request timeouts.
+Current figures: run ${new Date().toISOString().slice(0, 10)}, machine ${machine}:
 
 ${table}
 `;
-const doc = resolve(ROOT, "docs/benchmarks.md");
-if (!existsSync(doc)) writeFileSync(doc, "# Benchmarks\n");
-appendFileSync(doc, section);
-console.log(`appended to ${doc}`);
+console.log(`\n${table}`);
+if (writesBenchmarksDoc()) {
+  const doc = resolve(ROOT, "docs/benchmarks.md");
+  writeBenchSection(doc, "## API (bench:api)", section);
+  console.log(`wrote the "API (bench:api)" section of ${doc}`);
+}

@@ -9,15 +9,15 @@
  *
  * Run: `pnpm bench:client` (`--no-write` skips docs/benchmarks.md).
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import os from "node:os";
 import { PerformanceObserver, performance } from "node:perf_hooks";
+import { writeBenchSection, writesBenchmarksDoc } from "@condense/test-support/benchmarks-doc";
 import { startFakeProvider } from "@condense/test-support/fake-provider";
 import { realSessionFiles, REPO_ROOT } from "@condense/test-support/sessions";
 import { assistantTurns, condensedReplay, tick } from "./replay-support.ts";
 
-const writeDocs = !process.argv.includes("--no-write");
+const writeDocs = writesBenchmarksDoc();
 const FAKE_LLM_LATENCY_MS = 2_000;
 const READING = [
   "Reading: capture and the trigger decisions stay around 0.1-0.2 ms; the rest is the render (core `pruneMessages`, with",
@@ -190,7 +190,7 @@ if (writeDocs) {
   const section = [
     "## Client (bench:client)",
     "",
-    `Run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:client\`. Machine: ${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load average at the end of the run ${os
+    `Current figures: run ${new Date().toISOString().slice(0, 10)} with \`pnpm bench:client\`. Machine: ${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}; load average at the end of the run ${os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join("/")} (1/5/15 min, 2 cores shared with other jobs).`,
@@ -214,12 +214,6 @@ if (writeDocs) {
     "",
     "",
   ].join("\n");
-  let text = existsSync(docs) ? readFileSync(docs, "utf8") : "# Benchmarks\n";
-  const at = text.indexOf("## Client (bench:client)");
-  if (at >= 0) {
-    const next = text.indexOf("\n## ", at + 5);
-    text = text.slice(0, at) + section + (next >= 0 ? text.slice(next + 1) : "");
-  } else text = `${text.trimEnd()}\n\n${section}`;
-  writeFileSync(docs, text);
+  writeBenchSection(docs, "## Client (bench:client)", section);
   console.log(`\nwrote the "Client (bench:client)" section of ${docs}`);
 }

@@ -8,30 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STATE_DELTA_FORMAT, type AgentMessage, type StateDelta } from "@condense/core";
-import { captureIdFor, createCondenseClient, type FetchLike } from "../src/index.ts";
+import { F, turn, U } from "@condense/test-support/messages";
+import { captureIdFor, type FetchLike } from "../src/index.ts";
+import { offlineClient } from "./support/offline-client.ts";
 
 const big = (n: number) => `${"x".repeat(60)}\n`.repeat(n);
-function turn(id: string, ts: number, text: string): { message: AgentMessage; toolResults: AgentMessage[] } {
-  return {
-    message: {
-      role: "assistant",
-      content: [{ type: "toolCall", id, name: "bash", arguments: { command: `echo ${ts}` } }],
-      timestamp: ts,
-      stopReason: "toolUse",
-    },
-    toolResults: [
-      {
-        role: "toolResult",
-        toolCallId: id,
-        toolName: "bash",
-        content: [{ type: "text", text }],
-        isError: false,
-        timestamp: ts + 1,
-      },
-    ],
-  };
-}
-
 /** A scripted API: records every call; `down` makes every request fail like a refused connection. */
 function scriptedApi(state: { down: boolean; deltas?: (since: number) => StateDelta }) {
   const calls: { method: string; path: string; body?: unknown }[] = [];
@@ -65,22 +46,13 @@ function scriptedApi(state: { down: boolean; deltas?: (since: number) => StateDe
   return { fetch, calls, stored };
 }
 
-const fastBackoff = { initialMs: 5, maxMs: 20, factor: 2 };
-
 describe("client offline behaviour", () => {
   it("capture, triggers and render never touch the network; render fails open on junk", () => {
     const api = scriptedApi({ down: true });
-    const client = createCondenseClient({
-      url: "http://api.invalid",
-      apiKey: "ck_x",
-      sessionId: "s",
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-    });
-    const t = turn("bash_1", 100, big(30));
+    const client = offlineClient(api, { url: "http://api.invalid", apiKey: "ck_x" });
+    const t = turn(100, "bash_1", big(30));
     const before = api.calls.length;
-    const messages: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
+    const messages: AgentMessage[] = [U(1, "go", { plain: true }), t.message, ...t.toolResults];
     const out = client.render(messages);
     expect(out.messages).toBe(messages); // nothing applied: the same reference
     expect(client.render([{ role: "assistant" } as unknown as AgentMessage]).pruned).toBe(false);
@@ -92,15 +64,8 @@ describe("client offline behaviour", () => {
   it("keeps captures while the API is down and delivers each once when it is back", async () => {
     const state = { down: true };
     const api = scriptedApi(state);
-    const client = createCondenseClient({
-      url: "http://api",
-      apiKey: "ck_x",
-      sessionId: "s",
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-    });
-    const turns = [turn("bash_1", 100, big(30)), turn("bash_1", 200, big(30))]; // a reused provider id
+    const client = offlineClient(api, { apiKey: "ck_x" });
+    const turns = [turn(100, "bash_1", big(30)), turn(200, "bash_1", big(30))]; // a reused provider id
     turns.forEach((t, i) => {
       expect(client.capture({ ...t, turnIndex: i }).pushed).toBe(true);
     });
@@ -119,26 +84,12 @@ describe("client offline behaviour", () => {
     const dir = mkdtempSync(join(tmpdir(), "condense-spool-"));
     const spoolPath = join(dir, "s.spool.jsonl");
     const down = scriptedApi({ down: true });
-    const first = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: down.fetch,
-      spoolPath,
-      backoff: fastBackoff,
-      sse: false,
-    });
-    const r = first.capture({ ...turn("read_7", 300, big(40)), turnIndex: 0 });
+    const first = offlineClient(down, { spoolPath });
+    const r = first.capture({ ...turn(300, "read_7", big(40)), turnIndex: 0 });
     await first.close(); // the process "dies" with the capture unsent
     expect(readFileSync(spoolPath, "utf8")).toContain(r.captureId!);
     const up = scriptedApi({ down: false });
-    const second = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: up.fetch,
-      spoolPath,
-      backoff: fastBackoff,
-      sse: false,
-    });
+    const second = offlineClient(up, { spoolPath });
     expect(await second.drain(5_000)).toBe(true);
     expect([...up.stored]).toEqual(["read_7@301"]);
     const sent = up.calls.find((c) => c.path.endsWith("/captures"))!.body as { captureId: string; batches: never[] };
@@ -152,16 +103,9 @@ describe("client offline behaviour", () => {
     const spoolPath = join(dir, "s.spool.jsonl");
     const state = { down: true }; // nothing is acknowledged (and unspooled) before the checks below
     const api = scriptedApi(state);
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: api.fetch,
-      spoolPath,
-      backoff: fastBackoff,
-      sse: false,
-    });
+    const client = offlineClient(api, { spoolPath });
     // An id carrying a NUL: the POST carries its storable form, and the capture id is that form's.
-    const t = turn("bash_\u0000x", 100, `out \u0000 ${big(5)}`);
+    const t = turn(100, "bash_\u0000x", `out \u0000 ${big(5)}`);
     const r = client.capture({ ...t, turnIndex: 0 });
     const flushId = client.flushNow([t.message, ...t.toolResults], null);
     // Nothing happened yet on the agent's turn: no spool line, no request.
@@ -190,22 +134,10 @@ describe("client offline behaviour", () => {
   it("an automatic trigger builds its flush request after the agent's turn; drain and close never lose it", async () => {
     const api = scriptedApi({ down: true });
     const events: { type: string; buildMs?: number }[] = [];
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-      onEvent: (e) => events.push(e),
-    });
-    const t = turn("bash_1", 100, big(30));
-    const reply = {
-      role: "assistant",
-      content: [{ type: "text", text: "done" }],
-      timestamp: 300,
-      stopReason: "stop",
-    } as AgentMessage;
-    const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults, reply];
+    const client = offlineClient(api, { onEvent: (e) => events.push(e) });
+    const t = turn(100, "bash_1", big(30));
+    const reply = F(300);
+    const branch: AgentMessage[] = [U(1, "go", { plain: true }), t.message, ...t.toolResults, reply];
     client.capture({ ...t, turnIndex: 0 });
     const d = client.messageEnd(reply, () => branch);
     expect(d.flush).toBe(true);
@@ -220,13 +152,7 @@ describe("client offline behaviour", () => {
     expect(queued.buildMs).toBeGreaterThanOrEqual(0);
     expect(client.metrics).not.toBeNull();
     // close() right after a trigger still queues (and here: keeps, the API being down) the request.
-    const second = createCondenseClient({
-      url: "http://api",
-      sessionId: "s2",
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-    });
+    const second = offlineClient(api, { sessionId: "s2" });
     second.capture({ ...t, turnIndex: 0 });
     expect(second.messageEnd(reply, () => branch).flush).toBe(true);
     const drained = second.drain(50);
@@ -238,17 +164,11 @@ describe("client offline behaviour", () => {
 
   it("a restart rescans the branch and resends what was never acknowledged", async () => {
     const api = scriptedApi({ down: false });
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-    });
-    const a = turn("bash_1", 100, big(30));
-    const b = turn("bash_2", 200, big(30));
+    const client = offlineClient(api);
+    const a = turn(100, "bash_1", big(30));
+    const b = turn(200, "bash_2", big(30));
     const branch: AgentMessage[] = [
-      { role: "user", content: "go", timestamp: 1 },
+      U(1, "go", { plain: true }),
       a.message,
       ...a.toolResults,
       b.message,
@@ -290,17 +210,11 @@ describe("client offline behaviour", () => {
       // The first answer claims to start at version 3: a gap for a mirror at 0.
       deltas: (since) => (since === 0 && gapServed ? full : ((gapServed = true), { ...full, fromVersion: 3 })),
     });
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-    });
+    const client = offlineClient(api);
     expect(await client.sync()).toBe(true);
     expect(client.state.version).toBe(0); // staged, not applied
-    const t = turn("bash_1", 100, "R");
-    const messages: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
+    const t = turn(100, "bash_1", "R");
+    const messages: AgentMessage[] = [U(1, "go", { plain: true }), t.message, ...t.toolResults];
     expect(client.render(messages).pruned).toBe(false);
     expect(client.applyPending(messages)).toBe(true);
     expect(client.state.version).toBe(5);
@@ -317,28 +231,15 @@ describe("client offline behaviour", () => {
     const api = scriptedApi({ down: false });
     // A local service still starting: the host never resolves while this process runs.
     const never = new Promise<never>(() => {});
-    const client = createCondenseClient({
-      host: () => never,
-      sessionId: "s",
-      spoolPath,
-      backoff: fastBackoff,
-      sse: false,
-    });
-    const r = client.capture({ ...turn("bash_1", 100, big(30)), turnIndex: 0 });
+    const client = offlineClient(null, { host: () => never, spoolPath });
+    const r = client.capture({ ...turn(100, "bash_1", big(30)), turnIndex: 0 });
     const t0 = performance.now();
     expect(await client.drain(5_000, { whileReachable: true })).toBe(false);
     expect(performance.now() - t0).toBeLessThan(1_000);
     await client.close();
     expect(readFileSync(spoolPath, "utf8")).toContain(r.captureId!);
     // The next process on the session sends it once its service answers, and then drains.
-    const second = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      spoolPath,
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-    });
+    const second = offlineClient(api, { spoolPath });
     expect(await second.drain(5_000, { whileReachable: true })).toBe(true);
     expect(
       api.calls.some(
@@ -359,21 +260,15 @@ describe("client offline behaviour", () => {
         if (hang) return;
         setTimeout(() => resolve(api.fetch(input, init)), 40);
       });
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: slow,
-      backoff: fastBackoff,
-      sse: false,
-    });
-    for (let i = 0; i < 10; i++) client.capture({ ...turn(`bash_${i}`, 100 + 10 * i, big(30)), turnIndex: i });
+    const client = offlineClient({ fetch: slow });
+    for (let i = 0; i < 10; i++) client.capture({ ...turn(100 + 10 * i, `bash_${i}`, big(30)), turnIndex: i });
     // 10 x 40 ms is well past the 150 ms idle bound, but something is acknowledged every 40 ms.
     expect(await client.drain(5_000, { idleMs: 150 })).toBe(true);
     expect(client.outboxSize).toBe(0);
     expect(api.stored.size).toBe(10);
     // A service that stops answering: the drain gives up after the idle bound, not the whole timeout.
     hang = true;
-    client.capture({ ...turn("bash_late", 900, big(30)), turnIndex: 10 });
+    client.capture({ ...turn(900, "bash_late", big(30)), turnIndex: 10 });
     const t0 = performance.now();
     expect(await client.drain(5_000, { idleMs: 150 })).toBe(false);
     expect(performance.now() - t0).toBeLessThan(2_000);
@@ -384,8 +279,8 @@ describe("client offline behaviour", () => {
   it("a drain against a service that answers waits for the acknowledgements", async () => {
     const api = scriptedApi({ down: false });
     const host = { baseUrl: "http://api", apiKey: "k", fetch: api.fetch, close: async () => {}, reachable: () => true };
-    const client = createCondenseClient({ host, sessionId: "s", backoff: fastBackoff, sse: false });
-    client.capture({ ...turn("bash_1", 100, big(30)), turnIndex: 0 });
+    const client = offlineClient(null, { host });
+    client.capture({ ...turn(100, "bash_1", big(30)), turnIndex: 0 });
     expect(await client.drain(5_000, { whileReachable: true })).toBe(true);
     expect(client.outboxSize).toBe(0);
     await client.close();
@@ -393,21 +288,10 @@ describe("client offline behaviour", () => {
 
   it("the context's size at a message end is asked for only when that message asks for a flush", async () => {
     const api = scriptedApi({ down: false });
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: api.fetch,
-      backoff: fastBackoff,
-      sse: false,
-    });
-    const t = turn("bash_1", 100, big(30));
-    const reply = {
-      role: "assistant",
-      content: [{ type: "text", text: "done" }],
-      timestamp: 300,
-      stopReason: "stop",
-    } as AgentMessage;
-    const branch: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }, t.message, ...t.toolResults];
+    const client = offlineClient(api);
+    const t = turn(100, "bash_1", big(30));
+    const reply = F(300);
+    const branch: AgentMessage[] = [U(1, "go", { plain: true }), t.message, ...t.toolResults];
     let asked = 0;
     const usage = () => {
       asked++;

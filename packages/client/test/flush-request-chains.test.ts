@@ -6,31 +6,10 @@ import {
   type AgentMessage,
   type RoiInput,
 } from "@condense/core";
+import { A, F, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import { buildFlushRequest } from "../src/flush-request.ts";
 
-const U = (ts: number): AgentMessage => ({
-  role: "user",
-  content: [{ type: "text", text: `task ${ts}` }],
-  timestamp: ts,
-});
-const A = (ts: number, id: string): AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "toolCall", id, name: "bash", arguments: { command: `run ${id}` } }],
-    timestamp: ts,
-  }) as AgentMessage;
-const R = (ts: number, id: string, text: string): AgentMessage =>
-  ({
-    role: "toolResult",
-    toolCallId: id,
-    toolName: "bash",
-    content: [{ type: "text", text }],
-    isError: false,
-    timestamp: ts,
-  }) as AgentMessage;
-const F = (ts: number): AgentMessage =>
-  ({ role: "assistant", content: [{ type: "text", text: "done" }], timestamp: ts }) as AgentMessage;
 const chainOf = (start: number, size: number, id: string) => [
   U(start),
   A(start + 10, id),

@@ -4,6 +4,7 @@
  * chains again for the metrics, every message serialized) give, on every branch shape the reply path
  * meets: a closing reply appended, already persisted, none, closing no chain, an interrupted chain.
  */
+import { A, F, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import {
   buildState,
@@ -22,30 +23,10 @@ import { buildFlushRequest, type FlushInput } from "../src/flush-request.ts";
 import { messageSizes } from "../src/message-sizes.ts";
 
 const S = { ...DEFAULT_SETTINGS, recoveryGraceTurns: 2 };
-const user = (ts: number): AgentMessage => ({ role: "user", content: `task ${ts}`, timestamp: ts }) as AgentMessage;
-const call = (ts: number, id: string, name = "bash"): AgentMessage =>
-  ({
-    role: "assistant",
-    timestamp: ts,
-    stopReason: "toolUse",
-    content: [{ type: "toolCall", id, name, arguments: { command: `ls ${ts}` } }],
-  }) as AgentMessage;
-const result = (ts: number, id: string, text: string, name = "bash"): AgentMessage =>
-  ({
-    role: "toolResult",
-    toolCallId: id,
-    toolName: name,
-    content: [{ type: "text", text }],
-    isError: false,
-    timestamp: ts,
-  }) as AgentMessage;
-const reply = (ts: number): AgentMessage =>
-  ({
-    role: "assistant",
-    timestamp: ts,
-    stopReason: "stop",
-    content: [{ type: "text", text: `done ${ts}` }],
-  }) as AgentMessage;
+const user = (ts: number) => U(ts, `task ${ts}`, { plain: true });
+const call = (ts: number, id: string, name = "bash") => A(ts, { id, name, args: { command: `ls ${ts}` } });
+const result = (ts: number, id: string, text: string, name = "bash") => R(ts, id, text, { name });
+const reply = (ts: number) => F(ts, `done ${ts}`);
 
 /** The request as separate passes build it: the reference the shared pass must equal. */
 function reference(input: FlushInput, state: CondenseState) {

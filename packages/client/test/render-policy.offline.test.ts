@@ -3,9 +3,11 @@
  * recovery grace are decided when a state version is applied (the state mirror), so renders between
  * two applications only ever append, and the next application is what purges an old failure.
  */
+import { A, F, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import { STATE_DELTA_FORMAT, type AgentMessage, type StateDelta } from "@condense/core";
-import { createCondenseClient, type FetchLike } from "../src/index.ts";
+import type { FetchLike } from "../src/index.ts";
+import { offlineClient } from "./support/offline-client.ts";
 
 /** A service that only answers state pulls, with whatever version `served.delta` holds. */
 function stateOnlyApi(served: { delta: StateDelta | null }): FetchLike {
@@ -19,33 +21,12 @@ function stateOnlyApi(served: { delta: StateDelta | null }): FetchLike {
 
 const bigArgs = { command: "x".repeat(600) };
 const failedTurn: AgentMessage[] = [
-  { role: "user", content: "build it", timestamp: 1 },
-  {
-    role: "assistant",
-    content: [{ type: "toolCall", id: "bash_1", name: "bash", arguments: bigArgs }],
-    timestamp: 10,
-    stopReason: "toolUse",
-  },
-  {
-    role: "toolResult",
-    toolCallId: "bash_1",
-    toolName: "bash",
-    content: [{ type: "text", text: "error: exit 3" }],
-    isError: true,
-    timestamp: 11,
-  },
+  U(1, "build it", { plain: true }),
+  A(10, { id: "bash_1", args: bigArgs }),
+  R(11, "bash_1", "error: exit 3", { isError: true }),
 ];
 const laterTurns = (from: number, n: number): AgentMessage[] =>
-  Array.from(
-    { length: n },
-    (_, k) =>
-      ({
-        role: "assistant",
-        content: [{ type: "text", text: `step ${k}` }],
-        timestamp: from + k,
-        stopReason: "stop",
-      }) as AgentMessage,
-  );
+  Array.from({ length: n }, (_, k) => F(from + k, `step ${k}`));
 const isPrefix = (a: readonly unknown[], b: readonly unknown[]) =>
   a.every((m, i) => JSON.stringify(m) === JSON.stringify(b[i]));
 const purgedIn = (ms: readonly AgentMessage[]) => JSON.stringify(ms).includes("condense-purged-error-args");
@@ -53,7 +34,7 @@ const purgedIn = (ms: readonly AgentMessage[]) => JSON.stringify(ms).includes("c
 describe("render policy in the client", () => {
   it("keeps an aging failure's arguments until the next state is applied, then purges them", async () => {
     const served: { delta: StateDelta | null } = { delta: null };
-    const client = createCondenseClient({ url: "http://api", sessionId: "s", fetch: stateOnlyApi(served), sse: false });
+    const client = offlineClient({ fetch: stateOnlyApi(served) });
     await client.start(failedTurn, { syncTimeoutMs: 1_000 });
 
     const first = client.render(failedTurn).messages;
@@ -84,12 +65,7 @@ describe("render policy in the client", () => {
   });
 
   it("decides again when the settings change", async () => {
-    const client = createCondenseClient({
-      url: "http://api",
-      sessionId: "s",
-      fetch: stateOnlyApi({ delta: null }),
-      sse: false,
-    });
+    const client = offlineClient({ fetch: stateOnlyApi({ delta: null }) });
     await client.start(failedTurn, { syncTimeoutMs: 1_000 });
     const aged = [...failedTurn, ...laterTurns(20, 4)];
     client.render(failedTurn);

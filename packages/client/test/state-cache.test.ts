@@ -5,6 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { A, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import {
   applyDelta,
@@ -177,25 +178,12 @@ function stateApi(answer: (since: number) => StateDelta | null) {
 }
 
 function branch(n: number): AgentMessage[] {
-  const out: AgentMessage[] = [{ role: "user", content: "go", timestamp: 1 }];
+  const out: AgentMessage[] = [U(1, "go", { plain: true })];
   for (let i = 0; i < n; i++) {
     const id = `bash_${i + 1}`;
-    out.push({
-      role: "assistant",
-      content: [{ type: "toolCall", id, name: "bash", arguments: { command: "ls" } }],
-      timestamp: 100 + i,
-      stopReason: "toolUse",
-    } as AgentMessage);
-    out.push({
-      role: "toolResult",
-      toolCallId: id,
-      toolName: "bash",
-      content: [{ type: "text", text: "R".repeat(50) }],
-      isError: false,
-      timestamp: 101 + i,
-    } as AgentMessage);
+    out.push(A(100 + i, { id, args: { command: "ls" } }), R(101 + i, id, "R".repeat(50)));
   }
-  out.push({ role: "user", content: "next", timestamp: 500 });
+  out.push(U(500, "next", { plain: true }));
   return out;
 }
 

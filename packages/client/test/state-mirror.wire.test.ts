@@ -4,6 +4,7 @@
  * compacted its history) is healed by a full snapshot; before the first capture there is no state;
  * the render session's apply waits (a bounded number of calls) for staged summaries to reach the context.
  */
+import { A, R } from "@condense/test-support/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentMessage } from "@condense/core";
 import { normalizeSettings } from "@condense/core";
@@ -108,21 +109,8 @@ describe("state mirror over the wire", () => {
         details: { summaryId: id },
         timestamp: 1,
       }) as unknown as AgentMessage;
-    const call = (id: string) =>
-      ({
-        role: "assistant",
-        content: [{ type: "toolCall", id, name: "bash", arguments: {} }],
-        timestamp: 1,
-      }) as unknown as AgentMessage;
-    const result = (id: string) =>
-      ({
-        role: "toolResult",
-        toolCallId: id,
-        toolName: "bash",
-        content: [{ type: "text", text: "out" }],
-        isError: false,
-        timestamp: 1,
-      }) as unknown as AgentMessage;
+    const call = (id: string) => A(1, { id, name: "bash", args: {} });
+    const result = (id: string) => R(1, id, "out", { name: "bash" });
     // the summary covers a call on this branch, so the apply waits for it to be delivered
     const context = [call("a-call"), result("a-call")];
 

@@ -1,17 +1,12 @@
 import { normalizeSettings, type AgentMessage, type CapturedBatch } from "@condense/core";
+import { A, F } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import { TriggerState, usageOfMessage } from "../src/trigger-state.ts";
 
 const ROI = normalizeSettings({});
 const EAGER = normalizeSettings({ flushPolicy: "eager" });
-const reply = (ts: number): AgentMessage =>
-  ({ role: "assistant", content: [{ type: "text", text: "done" }], timestamp: ts }) as AgentMessage;
-const toolTurn = (ts: number): AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "toolCall", id: `c${ts}`, name: "bash", arguments: {} }],
-    timestamp: ts,
-  }) as AgentMessage;
+const reply = (ts: number) => F(ts);
+const toolTurn = (ts: number) => A(ts, { id: `c${ts}`, name: "bash", args: {} });
 const batch = (chars: number): CapturedBatch => ({
   turnIndex: 0,
   timestamp: 0,

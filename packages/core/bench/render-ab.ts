@@ -19,7 +19,7 @@
  * Run: `tsx packages/core/bench/render-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds 5]`.
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -36,12 +36,16 @@ const median = (xs: number[]) => {
 
 async function child(root: string): Promise<void> {
   const load = (p: string) => import(pathToFileURL(resolve(root, p)).href);
+  // The session finder moved to the shared test-support package; an older checkout has it under test/support.
+  const firstPresent = (...paths: string[]) => paths.find((p) => existsSync(resolve(root, p))) ?? paths[0]!;
   const render = await load("packages/core/src/render/prune-messages.ts");
   const { readPiSession } = await load("packages/core/src/session-reader.ts");
   const { normalizeSettings } = await load("packages/core/src/settings.ts");
   const { buildCondensedState } = await load("packages/core/test/support/condensed-state.ts");
   const { concatenate } = await load("packages/core/bench/bench-support.ts");
-  const { realSessionFiles } = await load("test/support/sessions.ts");
+  const { realSessionFiles } = await load(
+    firstPresent("packages/test-support/src/sessions.ts", "test/support/sessions.ts"),
+  );
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("the child needs --expose-gc");
   const settings = normalizeSettings({});

@@ -14,7 +14,7 @@
  * on a loaded machine. Run: `pnpm bench:core` (re-executes itself with --expose-gc for the allocation probe).
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -29,6 +29,7 @@ import { normalizeSettings } from "../src/settings.ts";
 import { createState, type CondenseState } from "../src/state.ts";
 import { reclaimPercent } from "../src/metrics.ts";
 import type { AgentMessage } from "../src/messages.ts";
+import { writeBenchSection, writesBenchmarksDoc } from "@condense/test-support/benchmarks-doc";
 import { realSessionFiles, REPO_ROOT } from "@condense/test-support/sessions";
 import { buildCondensedState } from "../test/support/condensed-state.ts";
 import { concatenate, evictCaches, v8FlagsFromEnv, EVICT_BYTES, L3_BYTES, L3_SOURCE } from "./bench-support.ts";
@@ -58,7 +59,7 @@ const ANCHOR = {
 };
 const LARGEST = "pi-mono_fixture_before-compaction.jsonl";
 const settings = normalizeSettings({});
-const writeDocs = !process.argv.includes("--no-write");
+const writeDocs = writesBenchmarksDoc();
 
 const METHOD = [
   "Command: `pnpm bench:core` (`tsx packages/core/bench/render.bench.ts`; `--no-write` skips this file).",
@@ -425,14 +426,10 @@ console.log(out);
 
 if (writeDocs) {
   const doc = resolve(REPO_ROOT, "docs/benchmarks.md");
-  const section = `## Core render (bench:core)\n\n${METHOD}\n\n### Results\n\n${out}\n`;
-  let text = existsSync(doc) ? readFileSync(doc, "utf8") : "# Benchmarks\n\n";
-  const start = text.indexOf("## Core render (bench:core)");
-  if (start === -1) text = `${text.trimEnd()}\n\n${section}`;
-  else {
-    const nextSection = text.indexOf("\n## ", start + 3);
-    text = text.slice(0, start) + section + (nextSection === -1 ? "" : text.slice(nextSection + 1));
-  }
-  writeFileSync(doc, text);
+  writeBenchSection(
+    doc,
+    "## Core render (bench:core)",
+    `## Core render (bench:core)\n\n${METHOD}\n\n### Current figures\n\n${out}\n`,
+  );
   console.log(`\n[bench:core] wrote ${doc}`);
 }

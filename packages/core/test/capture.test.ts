@@ -12,7 +12,8 @@ import { DEFAULT_SETTINGS, normalizeSettings } from "../src/settings.ts";
 import { applyDelta, buildState, createState, isCovered, isSummarized } from "../src/state.ts";
 import { STATE_DELTA_FORMAT } from "../src/state-delta.ts";
 import { emptyStats, type Frontier } from "../src/state-types.ts";
-import { A, F, R, U, record } from "./support/builders.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
+import { record } from "./support/builders.ts";
 
 const S = DEFAULT_SETTINGS;
 const stateWith = (records: ReturnType<typeof record>[], frontier: Frontier | null = null) =>

@@ -4,7 +4,7 @@ import { detectChains } from "../src/chain-detect.ts";
 import { selectEligibleChains } from "../src/chain-plan.ts";
 import { DEFAULT_SETTINGS } from "../src/settings.ts";
 import { createState } from "../src/state.ts";
-import { A, F, R, U } from "./support/builders.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
 
 const S = DEFAULT_SETTINGS;
 const big = "x".repeat(4_000);

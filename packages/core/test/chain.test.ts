@@ -14,7 +14,8 @@ import type { AgentMessage } from "../src/messages.ts";
 import { DEFAULT_SETTINGS, normalizeSettings } from "../src/settings.ts";
 import { buildState, createState, recordsForId } from "../src/state.ts";
 import { emptyStats, type ChainEntry, type SummaryEntry } from "../src/state-types.ts";
-import { A, F, R, U, record } from "./support/builders.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
+import { record } from "./support/builders.ts";
 
 const S = DEFAULT_SETTINGS;
 const NONE = new Set<string>();

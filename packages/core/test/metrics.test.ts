@@ -12,7 +12,8 @@ import { DEFAULT_SETTINGS, normalizeSettings } from "../src/settings.ts";
 import { buildState, createState } from "../src/state.ts";
 import { emptyStats, type Frontier } from "../src/state-types.ts";
 import { metricsSegment } from "../src/texts.ts";
-import { A, F, R, U, record } from "./support/builders.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
+import { record } from "./support/builders.ts";
 
 const S = DEFAULT_SETTINGS;
 const len = (m: unknown) => JSON.stringify(m).length;

@@ -7,7 +7,7 @@ import {
   normalizeSettings,
   protectionRules,
 } from "../src/index.ts";
-import { A, R } from "./support/builders.ts";
+import { A, R } from "@condense/test-support/messages";
 
 const protects = (paths: string[], path: string, tools: string[] = []) =>
   isProtectedCall(protectionRules({ protectedPaths: paths, protectedTools: tools }), "read", { path });

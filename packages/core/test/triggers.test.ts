@@ -20,7 +20,7 @@ import { DEFAULT_SETTINGS, normalizeSettings } from "../src/settings.ts";
 const EAGER = normalizeSettings({ flushPolicy: "eager" });
 import { createState } from "../src/state.ts";
 import { footerWidgetText } from "../src/texts.ts";
-import { A, F, R, U } from "./support/builders.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
 
 describe("budget threshold (CAP-TRIGGER-5)", () => {
   it("AS-47: 1M @0.4 fires at 300,000; 200k @0.4 at 80,000; 256k @0.9 at 230,400", () => {

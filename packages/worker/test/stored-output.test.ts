@@ -3,6 +3,7 @@
  * spilled to a sidecar file by the agent), rendered as a stored stub, recovered whole by the query,
  * and aliased rather than stored twice; a flush with nothing captured leaves exactly one `empty` row.
  */
+import { A, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, pruneMessages, type AgentMessage } from "@condense/core";
 import { lookupRecordsForQuery } from "@condense/db";
@@ -29,20 +30,9 @@ describe.each(testDbKinds())("stored outputs and empty flushes (%s)", (kind) => 
     expect(rec.stored!.preview.length).toBeLessThanOrEqual(DEFAULT_SETTINGS.spillPreviewBytes);
 
     const messages: AgentMessage[] = [
-      { role: "user", content: "go", timestamp: T0 },
-      {
-        role: "assistant",
-        content: [{ type: "toolCall", id: "bash_9", name: "bash", arguments: { command: "run bash_9" } }],
-        timestamp: T0 + 100,
-      },
-      {
-        role: "toolResult",
-        toolCallId: "bash_9",
-        toolName: "bash",
-        content: [{ type: "text", text: big.resultText }],
-        isError: false,
-        timestamp: T0 + 150,
-      },
+      U(T0, "go", { plain: true }),
+      A(T0 + 100, "bash_9"),
+      R(T0 + 150, "bash_9", big.resultText),
     ];
     const rendered = pruneMessages(messages, state, { settings: DEFAULT_SETTINGS });
     expect(rendered.pruned).toBe(true);

@@ -6,7 +6,8 @@ import type { AgentMessage } from "../../src/messages.ts";
 import { DEFAULT_SETTINGS, normalizeSettings } from "../../src/settings.ts";
 import { buildState, createState } from "../../src/state.ts";
 import { emptyStats } from "../../src/state-types.ts";
-import { A, F, R, U, record } from "../support/builders.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
+import { record } from "../support/builders.ts";
 
 /** A random branch over a small id pool so ids are reused across turns, with shuffled-in junk. */
 const branchArb = fc

@@ -6,7 +6,7 @@ import { selectEligibleChains } from "../../src/chain-plan.ts";
 import type { AgentMessage } from "../../src/messages.ts";
 import { DEFAULT_SETTINGS } from "../../src/settings.ts";
 import { createState } from "../../src/state.ts";
-import { A, F, R, U } from "../support/builders.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
 
 const branchArb = fc
   .array(

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { emptyLedger, recordDiagnostics } from "../../src/diagnostics.ts";
 import { pruneMessages } from "../../src/render/prune-messages.ts";
 import { compressedChainText, summaryStubText } from "../../src/texts.ts";
-import { A, C, F, R, S, U, chain, rec, settings, state, summary, textOf } from "./fixtures.ts";
+import { A, C, F, R, S, U } from "@condense/test-support/messages";
+import { chain, rec, settings, state, summary, textOf } from "./fixtures.ts";
 
 const opts = { settings: settings() };
 const synthetics = (ms: readonly unknown[]) =>

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { pruneMessages } from "../../src/render/prune-messages.ts";
 import { purgedArgs } from "../../src/texts.ts";
-import { A, F, R, U, settings, state, textOf } from "./fixtures.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
+import { settings, state, textOf } from "./fixtures.ts";
 
 // {"command":"<586 x>"} is exactly 600 chars of JSON.
 const bigArgs = { command: "x".repeat(586) };

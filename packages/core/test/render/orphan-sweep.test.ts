@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { emptyLedger, recordDiagnostics, shortHash } from "../../src/diagnostics.ts";
 import { pruneMessages } from "../../src/render/prune-messages.ts";
-import { A, C, R, U, settings, state } from "./fixtures.ts";
+import { A, C, R, U } from "@condense/test-support/messages";
+import { settings, state } from "./fixtures.ts";
 
 const opts = { settings: settings() };
 const run = (msgs: unknown[]) => pruneMessages(msgs as never, state(), opts);

@@ -10,7 +10,8 @@ import {
 import { graceSet, isChainDeferred } from "../../src/recovery-grace.ts";
 import { arrayChars, messageChars } from "../../src/render/message-size.ts";
 import { pruneMessages } from "../../src/render/prune-messages.ts";
-import { A, F, R, S, U, chain, rec, settings, state } from "./fixtures.ts";
+import { A, F, R, S, U } from "@condense/test-support/messages";
+import { chain, rec, settings, state } from "./fixtures.ts";
 
 const opts = { settings: settings() };
 

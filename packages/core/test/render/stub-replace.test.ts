@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { createRenderMemo, pruneMessages } from "../../src/render/prune-messages.ts";
 import { hasLegacyBareRecord } from "../../src/state.ts";
 import { storedStubText, summaryStubText } from "../../src/texts.ts";
-import { A, F, R, U, rec, settings, state, textOf } from "./fixtures.ts";
+import { A, F, R, U } from "@condense/test-support/messages";
+import { rec, settings, state, textOf } from "./fixtures.ts";
 
 const opts = { settings: settings() };
 

@@ -7,6 +7,7 @@
  * host appends them).
  */
 import fc from "fast-check";
+import { F, R, U } from "@condense/test-support/messages";
 import { occKey } from "../../src/keys.ts";
 import { SUMMARY_CUSTOM_TYPE, type AgentMessage } from "../../src/messages.ts";
 import { isReadableAssistant, isReadableToolResult } from "../../src/render/message-shape.ts";
@@ -133,7 +134,7 @@ export function build(segments: Segment[], after?: History): History {
       case "user": {
         const t = next();
         users.push(t);
-        messages.push({ role: "user", content: [{ type: "text", text: `ask ${t}` }], timestamp: t });
+        messages.push(U(t, `ask ${t}`));
         break;
       }
       case "turn": {
@@ -151,14 +152,7 @@ export function build(segments: Segment[], after?: History): History {
           const id = r.orphan ? POOL[r.call % POOL.length]![0] : ids[r.call % ids.length]!;
           const t = next();
           results.push({ id, ts: t });
-          messages.push({
-            role: "toolResult",
-            toolCallId: id,
-            toolName: nameOf(id),
-            content: [{ type: "text", text: `out ${id} ${t}` }],
-            isError: r.isError,
-            timestamp: t,
-          } as AgentMessage);
+          messages.push(R(t, id, `out ${id} ${t}`, { name: nameOf(id), isError: r.isError }));
         }
         // a malformed answer to one of this turn's calls: chain compression may drop its assistant
         if (s.bad) messages.push(badResult(s.bad, ids[ids.length - 1]!, next()));
@@ -168,17 +162,7 @@ export function build(segments: Segment[], after?: History): History {
       case "final": {
         const t = next();
         finals.push(t);
-        messages.push({
-          role: "assistant",
-          content: s.thinking
-            ? [
-                { type: "thinking", thinking: "so" },
-                { type: "text", text: "done" },
-              ]
-            : [{ type: "text", text: "done" }],
-          stopReason: "stop",
-          timestamp: t,
-        } as AgentMessage);
+        messages.push(F(t, "done", s.thinking ? "so" : undefined));
         break;
       }
       case "foreign":

@@ -1,0 +1,12 @@
+import { writeFileSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle } from "drizzle-orm/pglite";
+import { migrateDb } from "./src/migrate.ts";
+import * as schema from "./src/schema/index.ts";
+const p = new PGlite(); await p.waitReady;
+await migrateDb({ db: drizzle({ client: p, schema }) as never, target: { driver: "pglite", dataDir: undefined }, pglite: p, close: () => p.close() } as never);
+await p.exec("CHECKPOINT");
+writeFileSync("/tmp/ckpt.tar", Buffer.from(await (await p.dumpDataDir("none")).arrayBuffer()));
+await p.exec("VACUUM FULL"); await p.exec("CHECKPOINT");
+writeFileSync("/tmp/ckpt-vac.tar", Buffer.from(await (await p.dumpDataDir("none")).arrayBuffer()));
+await p.close(); process.exit(0);

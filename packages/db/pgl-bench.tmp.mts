@@ -1,0 +1,12 @@
+import { readFileSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+const tar = readFileSync(process.argv[2]!);
+const c0 = process.cpuUsage(); const t1 = performance.now();
+const p = new PGlite({ loadDataDir: new Blob([new Uint8Array(tar)]) });
+await p.waitReady;
+const c1 = process.cpuUsage(c0); const t2 = performance.now();
+for (let i = 0; i < 0; i++) await p.query("select * from sessions where tenant_id = $1", ["x"]);
+const c2 = process.cpuUsage(c0);
+console.log(`start wall ${(t2-t1).toFixed(0)} cpu ${((c1.user+c1.system)/1000).toFixed(0)}  +200q cpu ${((c2.user+c2.system-c1.user-c1.system)/1000).toFixed(0)}`);
+await p.close();
+process.exit(0);

@@ -75,8 +75,8 @@ export async function startSingleProcessService(options: SingleProcessOptions): 
   const lock = acquireDataDirLock(dataDir, { role: options.role ?? "condense", ...(endpoint ? { endpoint } : {}) });
   const databaseUrl = options.databaseUrl ?? `pglite:${paths.pgliteDir}`;
   // Only once the lock is ours, and only for a directory with no database yet. With no template the
-  // runtime makes the database itself and it becomes the template: making one here would be a second
-  // PGlite in this process (about twice the peak RSS on a first start).
+  // runtime makes the database itself and it becomes the template: making one here first would be a
+  // second PGlite start in this process.
   const templateDir =
     options.pgliteTemplateDir && !options.databaseUrl && !options.db && !existsSync(paths.pgliteDir)
       ? options.pgliteTemplateDir

@@ -1,6 +1,6 @@
 /**
- * openMigratedMemoryPglite: the first open migrates in memory and caches a tarball of the result; the
- * next loads that tarball (not rewritten) and has every table; two databases opened from it are
+ * openMigratedMemoryPglite: the first open migrates in memory and caches a tarball of the result (taken
+ * after a checkpoint, hence its "-ckpt" name); the next loads that tarball (not rewritten) and has every table; two databases opened from it are
  * independent (a write in one is not in the other), and nothing is written beside the tarball.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
@@ -25,7 +25,7 @@ describe("openMigratedMemoryPglite", () => {
     const first = await openMigratedMemoryPglite(cache);
     const files = readdirSync(cache);
     expect(files).toHaveLength(1);
-    expect(files[0]).toMatch(/^pglite-[0-9a-f]{16}\.tar$/);
+    expect(files[0]).toMatch(/^pglite-[0-9a-f]{16}-ckpt\.tar$/);
     const made = statSync(join(cache, files[0]!)).mtimeMs;
     const second = await openMigratedMemoryPglite(cache);
     try {

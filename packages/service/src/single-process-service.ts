@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import { apiQueueFrom, createApiMetrics, loadApiEnv, newApp, startServer, type RunningServer } from "@condense/api";
 import { localServicePaths, type CondenseHost } from "@condense/client";
 import { processEnv, serviceWorkerConfig } from "@condense/config";
-import { type DbHandle, seedMigratedPglite } from "@condense/db";
+import { type DbHandle, keepAsMigratedTemplate, seedFromTemplate } from "@condense/db";
 import { asWorkerConfig, createHandOffRegistry, createRuntime, type Runtime } from "@condense/worker";
 import type { Logger } from "pino";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
@@ -28,7 +28,8 @@ export interface SingleProcessOptions {
   db?: DbHandle;
   /**
    * A new data directory's PGlite is copied from a migrated template kept under this directory
-   * (@condense/db seedMigratedPglite) instead of an initdb and the migrations (several seconds).
+   * (@condense/db seedFromTemplate) instead of an initdb and the migrations (several seconds); with no
+   * template yet, the new database, once migrated, becomes it (keepAsMigratedTemplate).
    */
   pgliteTemplateDir?: string;
   /** Who takes the owner lock, shown to a second process that is refused (default "condense"). */
@@ -73,10 +74,14 @@ export async function startSingleProcessService(options: SingleProcessOptions): 
   // First, before PGlite opens anything: a second process must never touch a live owner's files.
   const lock = acquireDataDirLock(dataDir, { role: options.role ?? "condense", ...(endpoint ? { endpoint } : {}) });
   const databaseUrl = options.databaseUrl ?? `pglite:${paths.pgliteDir}`;
-  // Only once the lock is ours, and only for a directory with no database yet; when seeding fails the
-  // runtime makes the database itself.
-  if (options.pgliteTemplateDir && !options.databaseUrl && !options.db && !existsSync(paths.pgliteDir))
-    await seedMigratedPglite(paths.pgliteDir, options.pgliteTemplateDir).catch(() => {});
+  // Only once the lock is ours, and only for a directory with no database yet. With no template the
+  // runtime makes the database itself and it becomes the template: making one here first would be a
+  // second PGlite start in this process.
+  const templateDir =
+    options.pgliteTemplateDir && !options.databaseUrl && !options.db && !existsSync(paths.pgliteDir)
+      ? options.pgliteTemplateDir
+      : undefined;
+  const makeTemplate = templateDir !== undefined && !seedFromTemplate(paths.pgliteDir, templateDir);
   const metrics = createApiMetrics({ defaultMetrics: true });
   // The agent's handed-off summarizer models: memory only, filled by the API, read by the worker.
   const handOffs = createHandOffRegistry();
@@ -89,6 +94,8 @@ export async function startSingleProcessService(options: SingleProcessOptions): 
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.db ? { db: options.db } : {}),
     });
+    // Migrated, and nothing written yet: before the worker starts and before the local key is minted.
+    if (makeTemplate) await keepAsMigratedTemplate(runtime.db, templateDir).catch(() => {});
     await runtime.start();
     const apiKey = await localApiKey(runtime.db.db, dataDir);
     const ssePollMs = options.ssePollMs ?? 100;

@@ -15,6 +15,7 @@ import {
   type SizeOf,
 } from "@condense/core";
 import type { CaptureOutbox } from "./capture-outbox.ts";
+import { flushChainCandidates } from "./chain-candidates.ts";
 import type { Emit } from "./client-events.ts";
 import { buildFlushRequest } from "./flush-request.ts";
 import type { SummarizerHandOff } from "./summarizer-handoff.ts";
@@ -71,7 +72,11 @@ export class FlushScheduler {
   ): TriggerDecision {
     const { trigger } = this;
     trigger.calibrate(this.deps.knownState());
-    const d = trigger.messageEnd(this.deps.settings(), message, callUsage);
+    const settings = this.deps.settings();
+    const state = this.deps.knownState();
+    const d = trigger.messageEnd(settings, message, callUsage, () =>
+      flushChainCandidates(branch(), message, state, settings),
+    );
     if (d.flush && d.trigger)
       this.postFlush(d.trigger, branch(), d.closingMessage, typeof usage === "function" ? usage() : usage, true);
     return d;
@@ -80,7 +85,9 @@ export class FlushScheduler {
   markCold(reason: ColdReason, branch: () => readonly AgentMessage[]): TriggerDecision {
     const { trigger } = this;
     trigger.calibrate(this.deps.knownState());
-    const d = trigger.markCold(this.deps.settings(), reason);
+    const settings = this.deps.settings();
+    const state = this.deps.knownState();
+    const d = trigger.markCold(settings, reason, () => flushChainCandidates(branch(), undefined, state, settings));
     if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), undefined, null, true);
     return d;
   }

@@ -92,6 +92,16 @@ describe("replay economics", () => {
     const none = await replaySession(loadSession(sample), { price, flushSchedule: [], replayOracle: false });
     expect(none.flushes.requested).toBe(0);
     expect(none.cost.condensed.costUsd).toBeCloseTo(none.cost.raw.costUsd, 9);
+    // Where the oracle's best is to flush nothing (pydicom), the headline says so in words, not "100% of 0".
+    const nothingPays = {
+      ...none,
+      oracle: { ...none.oracle, oracleFlushes: [], oracleUsd: none.oracle.noneUsd, share: 1, replayed: null },
+    };
+    const line = renderTextReport(nothingPays)
+      .split("\n")
+      .find((l) => l.startsWith("policy vs the best flush schedule"));
+    expect(line).toMatch(/no schedule saves anything on this session \(the oracle's best is to flush nothing\)/);
+    expect(line).toMatch(/made 0 flushes and saved 0%, counted as matching the oracle \(100%\)$/);
   });
 
   it.skipIf(!existsSync(compacted))(

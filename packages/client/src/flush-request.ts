@@ -15,6 +15,7 @@ import {
   detectChains,
   graceSet,
   isChainDeferred,
+  pendingTailTokens,
   selectEligibleChains,
   withClosingMessage,
   type AgentMessage,
@@ -120,7 +121,7 @@ export function buildFlushRequest(
       const candidates = chainCandidates(detection, eligible, state, settings);
       const choice = chooseFlushChains(input.roi, candidates);
       roi = choice.decision;
-      const pendingTail = Math.max(0, input.roi.contextTokens - input.roi.pending.firstResultAt);
+      const pendingTail = pendingTailTokens(input.roi.pending, input.roi.contextTokens);
       eligible.forEach((c, i) => {
         if (!choice.send[i]) held.add(c);
         else if (candidates[i]!.tailTokens > pendingTail) chainReclaimTokens += candidates[i]!.reclaimTokens;

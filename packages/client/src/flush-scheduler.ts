@@ -16,6 +16,7 @@ import {
 } from "@condense/core";
 import { nextEventLoopTurn, type ScheduleBackground } from "./background-schedule.ts";
 import type { CaptureOutbox } from "./capture-outbox.ts";
+import { flushChainCandidates } from "./chain-candidates.ts";
 import type { Emit } from "./client-events.ts";
 import { buildFlushRequest } from "./flush-request.ts";
 import type { SummarizerHandOff } from "./summarizer-handoff.ts";
@@ -73,7 +74,11 @@ export class FlushScheduler {
   ): TriggerDecision {
     const { trigger } = this;
     trigger.calibrate(this.deps.knownState());
-    const d = trigger.messageEnd(this.deps.settings(), message, callUsage);
+    const settings = this.deps.settings();
+    const state = this.deps.knownState();
+    const d = trigger.messageEnd(settings, message, callUsage, () =>
+      flushChainCandidates(branch(), message, state, settings),
+    );
     if (d.flush && d.trigger)
       this.postFlush(d.trigger, branch(), d.closingMessage, typeof usage === "function" ? usage() : usage, true);
     return d;
@@ -82,7 +87,9 @@ export class FlushScheduler {
   markCold(reason: ColdReason, branch: () => readonly AgentMessage[]): TriggerDecision {
     const { trigger } = this;
     trigger.calibrate(this.deps.knownState());
-    const d = trigger.markCold(this.deps.settings(), reason);
+    const settings = this.deps.settings();
+    const state = this.deps.knownState();
+    const d = trigger.markCold(settings, reason, () => flushChainCandidates(branch(), undefined, state, settings));
     if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), undefined, null, true);
     return d;
   }

@@ -21,6 +21,7 @@ import {
   type CacheReuse,
   type CallUsage,
   type CapturedBatch,
+  type ChainCandidate,
   type CondenseSettings,
   type CondenseState,
   type ContextUsage,
@@ -39,6 +40,12 @@ export interface TriggerDecision {
   /** The `roi` policy's estimate at this opportunity, when it made one. */
   roi?: RoiDecision;
 }
+
+/**
+ * Sizes the chains a flush asked for now could compress (flushChainCandidates), called only where the
+ * `roi` gate weighs them: a reply, a known cold moment.
+ */
+export type ChainSizer = () => readonly ChainCandidate[];
 
 /** Why the next request is known to start on a cold cache. */
 export type ColdReason = "model-switch" | "resume" | "host-compaction";
@@ -151,9 +158,9 @@ export class TriggerState {
    * compacted): the next request rewrites its whole prefix anyway, so a flush asked for now, which
    * lands before the user's next prompt, costs no rewrite. Returns the roi policy's decision.
    */
-  markCold(settings: CondenseSettings, reason: ColdReason): TriggerDecision {
+  markCold(settings: CondenseSettings, reason: ColdReason, chains?: ChainSizer): TriggerDecision {
     this.coldReason = reason;
-    return this.roiAt(settings, "message-end");
+    return this.roiAt(settings, "message-end", undefined, chains);
   }
 
   /** Calibrates the reclaim and summarizer estimates from the state the service sent. */
@@ -191,14 +198,20 @@ export class TriggerState {
     settings: CondenseSettings,
     at: "turn-end" | "message-end",
     closingMessage?: AgentMessage,
+    sizeChains?: ChainSizer,
   ): TriggerDecision {
     const roi = this.roiInput(at, settings.summarizerModel);
+    // The chains are sized (a render of the branch) only where the gate will weigh them.
+    const gateOpen =
+      settings.enabled && settings.pruneOn === "agent-message" && settings.flushPolicy === "roi" && !this.flushing;
+    const chains = sizeChains && gateOpen ? sizeChains() : [];
     const d = decideRoiGate({
       settings,
       pendingCount: this.pendingCount,
       flushing: this.flushing,
       ...(closingMessage ? { closingMessage } : {}),
       roi,
+      ...(chains.length > 0 ? { chains } : {}),
     });
     if (!d.flush) return { flush: false, ...(d.decision ? { roi: d.decision } : {}) };
     this.lastRoi = d.decision ?? null;
@@ -263,7 +276,12 @@ export class TriggerState {
    * An assistant message ended. Its usage (the message's own, or `usage` when the caller measured the
    * request itself) calibrates the cost model; a text reply is a flush opportunity (`eager`: always).
    */
-  messageEnd(settings: CondenseSettings, message: AgentMessage, usage?: CallUsage | null): TriggerDecision {
+  messageEnd(
+    settings: CondenseSettings,
+    message: AgentMessage,
+    usage?: CallUsage | null,
+    chains?: ChainSizer,
+  ): TriggerDecision {
     const u = usage === undefined ? usageOfMessage(message) : usage;
     if (u) this.observeUsage(u);
     const reply = isTextReply(message);
@@ -271,7 +289,7 @@ export class TriggerState {
     const out: TriggerDecision = d.flush
       ? { flush: true, trigger: "message-end", ...(d.closingMessage ? { closingMessage: d.closingMessage } : {}) }
       : reply
-        ? this.roiAt(settings, "message-end", message)
+        ? this.roiAt(settings, "message-end", message, chains)
         : { flush: false };
     this.lastWasReply = reply;
     return out;

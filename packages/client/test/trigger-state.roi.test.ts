@@ -61,6 +61,34 @@ describe("TriggerState under the roi policy", () => {
     expect(d.roi?.value.nowUsd).toBeLessThan(0);
   });
 
+  it("a reply with nothing pending asks for a flush when a chain it could compress pays, sizing chains only under roi", () => {
+    const warmLoop = () => {
+      const t = new TriggerState();
+      for (let i = 0; i < 40; i++)
+        t.messageEnd(ROI, toolTurn(i), { input: 0, cacheRead: 200 * i, cacheWrite: 200, output: 100 });
+      return t;
+    };
+    const t = warmLoop();
+    let sized = 0;
+    const pays = () => {
+      sized++;
+      return [{ tailTokens: 3_000, reclaimTokens: 1_500 }];
+    };
+    const d = t.messageEnd(ROI, reply(100), { input: 0, cacheRead: 8_000, cacheWrite: 200, output: 100 }, pays);
+    expect(t.pendingCount).toBe(0);
+    expect(d).toMatchObject({ flush: true, trigger: "roi" });
+    expect(d.roi!.inputs.reclaimTokens).toBe(1_500);
+    expect(sized).toBe(1);
+    // A chain far back that takes out little: no flush. Eager and a flush being built never size chains.
+    const far = () => [{ tailTokens: 8_650, reclaimTokens: 300 }];
+    expect(warmLoop().messageEnd(ROI, reply(100), null, far).flush).toBe(false);
+    expect(warmLoop().messageEnd(EAGER, reply(100), null, pays).trigger).toBe("message-end");
+    const busy = warmLoop();
+    busy.flushing = true;
+    expect(busy.messageEnd(ROI, reply(100), null, pays).flush).toBe(false);
+    expect(sized).toBe(1);
+  });
+
   it("the budget ceiling wins over the cost model", () => {
     const t = new TriggerState();
     t.pushed(batch(10));

@@ -6,7 +6,8 @@
 import { FLUSH_TRIGGERS, type FlushTrigger } from "@condense/contract/vocabulary";
 import type { CapturedBatch } from "./capture-types.ts";
 import { hasToolCall, isAssistant, type AgentMessage } from "./messages.ts";
-import { decideRoi, type RoiDecision, type RoiInput } from "./economics/roi-policy.ts";
+import { chooseFlushChains } from "./economics/chain-choice.ts";
+import { decideRoi, type ChainCandidate, type RoiDecision, type RoiInput } from "./economics/roi-policy.ts";
 import type { CondenseSettings } from "./settings.ts";
 
 /** The triggers are the wire vocabulary's (`roi`: the cache-aware policy, economics/roi-policy.ts). */
@@ -168,7 +169,14 @@ export interface RoiGateInput {
   flushing: boolean;
   /** The reply that ended the turn, at a message-end opportunity (threaded into chain detection). */
   closingMessage?: AgentMessage;
-  roi: RoiInput;
+  roi: Omit<RoiInput, "chains">;
+  /**
+   * The chains the flush's request could have compressed, sized (core chain-cost.ts), when the client
+   * sized them at this opportunity (a reply, a known cold moment): the flush is then valued with the
+   * chains that pay (chooseFlushChains), and a flush that pays only through its chains is asked for
+   * too, with nothing pending. Absent: the pending work alone is valued.
+   */
+  chains?: readonly ChainCandidate[];
 }
 
 export interface RoiGateDecision {
@@ -181,16 +189,17 @@ export interface RoiGateDecision {
 
 /**
  * The `roi` policy's gate at an opportunity (a tool turn ended, a reply ended, a user prompt arrived):
- * flush when there is pending work and its net value now is positive and beats waiting for the next
- * cold-cache moment. Turns that never end a reply (Codex, SWE-agent, long autonomous runs) reach it
+ * flush when the net value now of condensing the pending work and the chains that pay is positive
+ * and beats waiting for the next cold-cache moment (with nothing pending, only chains can make it). Turns that never end a reply (Codex, SWE-agent, long autonomous runs) reach it
  * at every turn end, so they reclaim too.
  */
 export function decideRoiGate(input: RoiGateInput): RoiGateDecision {
   const s = input.settings;
   if (!s.enabled || s.pruneOn !== "agent-message" || s.flushPolicy !== "roi") return { flush: false };
-  if (input.pendingCount <= 0 || input.flushing) return { flush: false };
+  const chains = input.chains ?? [];
+  if ((input.pendingCount <= 0 && chains.length === 0) || input.flushing) return { flush: false };
   if (input.closingMessage && !isTextReply(input.closingMessage)) return { flush: false };
-  const decision = decideRoi(input.roi);
+  const decision = chains.length > 0 ? chooseFlushChains(input.roi, chains).decision : decideRoi(input.roi);
   if (!decision.flush) return { flush: false, decision };
   return {
     flush: true,

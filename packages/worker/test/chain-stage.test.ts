@@ -188,4 +188,30 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
     expect(result.chains?.status).toBe("skipped");
     expect(await chainRows(db, "nochains")).toHaveLength(0);
   });
+
+  it("a `roi` flush with nothing pending compresses the chains it carries; a manual one does not (CAP-CHAIN-2)", async () => {
+    const db = suite.db;
+    const s = scriptedSummarizer();
+    const middles = [{ id: "r0", ts: at(0, 0) }];
+    // The chain's result was summarized by an earlier flush (which carried no chains).
+    await flushNow(db, s, "roichain", [batch(0, [call("r0", middles[0]!.ts)])]);
+    const settings = { chainCompression: { rollingWindow: 0 } };
+    const manual = await runRequest(
+      db,
+      s,
+      await requestFlush(db, "roichain", { settings, chains: [chain(0, middles)], trigger: "manual" }),
+    );
+    expect(manual.status).toBe("empty");
+    expect(manual.chains).toBeUndefined();
+    expect(await chainRows(db, "roichain")).toHaveLength(0);
+    const roi = await runRequest(
+      db,
+      s,
+      await requestFlush(db, "roichain", { settings, chains: [chain(0, middles)], trigger: "roi" }),
+    );
+    expect(roi.status).toBe("empty");
+    expect(roi.chains).toMatchObject({ status: "committed", compressed: 1 });
+    expect((await chainRows(db, "roichain")).map((c) => c.startUserTimestamp)).toEqual([T0]);
+    expect((await stateOf(db, "roichain")).chains).toHaveLength(1);
+  });
 });

@@ -18,6 +18,13 @@ function table(header: string[], rows: string[][]): string {
   return [fmtRow(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(fmtRow)].join("\n");
 }
 
+/**
+ * The oracle's best schedule flushes nothing (no flush pays on the session): the policy's share of a
+ * zero saving is 1 when it lost nothing, which the headline says in words rather than as "100% of 0".
+ */
+const noScheduleSaves = (r: ReplayResult) =>
+  r.oracle.oracleFlushes.length === 0 && r.oracle.oracleUsd >= r.oracle.noneUsd - 1e-12;
+
 /** The headline: cost saved against both baselines, and the policy against the best schedule. */
 export function headline(r: ReplayResult): string[] {
   const c = r.cost;
@@ -26,9 +33,11 @@ export function headline(r: ReplayResult): string[] {
   const out = [
     `cost saved vs no compaction (the full history every request): ${sv(c.vsNoCompaction)}`,
     `cost saved vs as recorded (${c.hostCompactions === 0 ? "no host compaction, so the same as no compaction" : `the host's ${c.hostCompactions} compaction(s) applied where they happened, Condense on top of them`}): ${sv(c.vsRecorded)}`,
-    o.replayed
-      ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: ${Math.round(o.share * 1000) / 10}% of its saving (${o.replayed.savedPct}% saved by the oracle's ${o.oracleFlushes.length} flushes, ${r.oracle.policyFlushes.length} by the policy; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
-      : `policy vs the best flush schedule (oracle, same summaries and cost model), in the turn model: ${Math.round(o.share * 1000) / 10}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
+    noScheduleSaves(r)
+      ? `policy vs the best flush schedule (oracle, same summaries and cost model): no schedule saves anything on this session (the oracle's best is to flush nothing); the policy made ${r.oracle.policyFlushes.length} flushes and saved ${c.vsNoCompaction.savedPct}%, ${o.share >= 1 ? "counted as matching the oracle (100%)" : "a loss, counted as 0% of the oracle"}`
+      : o.replayed
+        ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: ${Math.round(o.share * 1000) / 10}% of its saving (${o.replayed.savedPct}% saved by the oracle's ${o.oracleFlushes.length} flushes, ${r.oracle.policyFlushes.length} by the policy; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
+        : `policy vs the best flush schedule (oracle, same summaries and cost model), in the turn model: ${Math.round(o.share * 1000) / 10}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
   ];
   for (const [name, x] of [
     ["no compaction", c.vsNoCompaction],

@@ -10,7 +10,7 @@
  * flush lands after the user's turn on an expired cache) its rewrite costs nothing extra, so it pays.
  * The manual command and the budget ceiling do not ask: they send every chain.
  */
-import { decideRoi, type ChainCandidate, type RoiDecision, type RoiInput } from "./roi-policy.ts";
+import { decideRoi, pendingTailTokens, type ChainCandidate, type RoiDecision, type RoiInput } from "./roi-policy.ts";
 
 export interface ChainChoice {
   /** Per candidate (same order): whether the flush's request carries it. */
@@ -22,7 +22,7 @@ export interface ChainChoice {
 const nonNeg = (x: number) => (Number.isFinite(x) && x > 0 ? x : 0);
 
 export function chooseFlushChains(input: Omit<RoiInput, "chains">, candidates: readonly ChainCandidate[]): ChainChoice {
-  const pendingTail = nonNeg(nonNeg(input.contextTokens) - nonNeg(input.pending.firstResultAt));
+  const pendingTail = pendingTailTokens(input.pending, input.contextTokens);
   const tails = candidates.map((c) => Math.min(nonNeg(input.contextTokens), nonNeg(c.tailTokens)));
   // The cut "nothing in front of the pending work" first, then each farther start, nearest first.
   const cuts = [pendingTail, ...new Set(tails.filter((t) => t > pendingTail).sort((a, b) => a - b))];

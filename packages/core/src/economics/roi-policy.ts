@@ -84,10 +84,20 @@ const clamp01 = (x: number) => (Number.isFinite(x) ? Math.min(1, Math.max(0, x))
 const nonNeg = (x: number) => (Number.isFinite(x) && x > 0 ? x : 0);
 
 /**
+ * Tokens of the next request's context from the first pending result to the end: the tail a flush of
+ * the pending work condenses; 0 when nothing is pending (a flush then condenses only the chains it sends).
+ */
+export function pendingTailTokens(pending: PendingWork, contextTokens: number): number {
+  if (nonNeg(pending.toolCalls) === 0) return 0;
+  return nonNeg(nonNeg(contextTokens) - nonNeg(pending.firstResultAt));
+}
+
+/**
  * The reclaim and rewrite a flush of `pending` would bring on a context of `contextTokens`. The kept
  * prefix ends at the first pending result or at the start of the earliest chain the flush compresses,
  * whichever comes first; a chain that starts in front of the pending work adds its own reclaim (one
- * inside the pending tail is part of what the learned share measures already).
+ * inside the pending tail is part of what the learned share measures already). With nothing pending
+ * (a reply that closed a chain), the chains alone make the flush.
  */
 export function estimateFlushEffect(
   pending: PendingWork,
@@ -95,12 +105,11 @@ export function estimateFlushEffect(
   reclaimShare = DEFAULT_RECLAIM_SHARE,
   chains: readonly ChainCandidate[] = [],
 ): { reclaimTokens: number; rewriteTokens: number } {
-  if (nonNeg(pending.toolCalls) === 0) return { reclaimTokens: 0, rewriteTokens: 0 };
   const context = nonNeg(contextTokens);
-  const pendingTail = nonNeg(context - nonNeg(pending.firstResultAt));
+  const pendingTail = pendingTailTokens(pending, context);
   // The pending results themselves are mostly stubbed whatever share of the tail was learned (a
   // tail of small results and long replies teaches a low share): a floor under the learned share.
-  const floor = RESULT_RECLAIM * nonNeg(pending.resultTokens);
+  const floor = pendingTail > 0 ? RESULT_RECLAIM * nonNeg(pending.resultTokens) : 0;
   let tail = pendingTail;
   let reclaimTokens = Math.min(pendingTail, Math.max(pendingTail * clamp01(reclaimShare), floor));
   for (const c of chains) {

@@ -64,3 +64,41 @@ describe("which chains a roi flush carries", () => {
     expect(chooseFlushChains(base, [{ tailTokens: 8_650, reclaimTokens: 6_000 }]).send).toEqual([true]);
   });
 });
+
+describe("a flush that pays only through its chains (nothing pending)", () => {
+  const idle: Omit<RoiInput, "chains"> = { ...base, pending: { resultTokens: 0, toolCalls: 0, firstResultAt: 0 } };
+
+  it("with nothing pending and no chain, a flush changes nothing", () => {
+    expect(estimateFlushEffect(idle.pending, idle.contextTokens, 0.5)).toEqual({ reclaimTokens: 0, rewriteTokens: 0 });
+    expect(chooseFlushChains(idle, []).decision.flush).toBe(false);
+  });
+
+  it("a chain alone is sized from its start: its reclaim, and the rest of its tail rewritten", () => {
+    expect(estimateFlushEffect(idle.pending, idle.contextTokens, 0.5, [near])).toEqual({
+      reclaimTokens: 1_500,
+      rewriteTokens: 1_500,
+    });
+  });
+
+  it("is asked for when a chain repays its rewrite, and never when none does", () => {
+    const pays = chooseFlushChains(idle, [near]);
+    expect(pays.send).toEqual([true]);
+    expect(pays.decision.flush).toBe(true);
+    expect(pays.decision.value.nowUsd).toBeGreaterThan(0);
+    const loses = chooseFlushChains(idle, [farBack]);
+    expect(loses.send).toEqual([false]);
+    expect(loses.decision.flush).toBe(false);
+  });
+
+  it("at a known cold moment a chain far back pays", () => {
+    const c = chooseFlushChains({ ...idle, coldNow: true }, [farBack]);
+    expect(c.send).toEqual([true]);
+    expect(c.decision.flush).toBe(true);
+  });
+
+  it("a chain whose reclaim is below the minimum is not worth a flush", () => {
+    const c = chooseFlushChains({ ...idle, coldNow: true }, [{ tailTokens: 2_000, reclaimTokens: 200 }]);
+    expect(c.decision.value.nowUsd).toBeGreaterThan(0);
+    expect(c.decision.flush).toBe(false);
+  });
+});

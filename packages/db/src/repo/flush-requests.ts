@@ -223,7 +223,8 @@ export async function listStaleQueuedFlushRequests(
 
 /**
  * Committed requests whose chain stage never finished (the job died after the flush commit and was
- * then given up): the flush persisted a frontier, the request carries chains, no chains commit yet.
+ * then given up): the flush persisted a frontier (or was a `roi` flush, whose chain stage runs with
+ * nothing pending too), the request carries chains, no chains commit yet.
  */
 export async function listUnfinishedChainStages(
   db: Db,
@@ -238,7 +239,7 @@ export async function listUnfinishedChainStages(
         isNull(flushRequests.chainsResult),
         lt(flushRequests.completedAt, input.olderThan),
         sql`jsonb_array_length(${flushRequests.chains}) > 0`,
-        sql`(${flushRequests.result} -> 'written' ->> 'frontier') = 'true'`,
+        sql`((${flushRequests.result} -> 'written' ->> 'frontier') = 'true' or ${flushRequests.trigger} = 'roi')`,
       ),
     )
     .limit(input.limit ?? 500);

@@ -162,8 +162,13 @@ export async function runFlush(flushDeps: FlushDeps, job: FlushJob): Promise<Flu
         runMs: performance.now() - started,
       });
       clock.lap("commit");
+      // A `roi` flush with nothing pending was asked for the chains it carries (their compression pays
+      // on its own, the client's cost model says): its chain stage runs all the same.
+      const fresh = chainOnly(request) ? await getFlushRequest(db, tenantId, flushRequestId) : null;
+      const chains = fresh ? await chainsAfterCommit(deps, fresh, settings, job.signal) : undefined;
+      if (fresh) clock.lap("chains");
       deps.hooks?.reached("before-ack");
-      return { status: "empty", outcome: "empty", attempt, timings: clock.done() };
+      return { status: "empty", outcome: "empty", attempt, ...(chains ? { chains } : {}), timings: clock.done() };
     }
     clock.lap("pending");
     const { batches, trimmed } = prepareBatches(pending, indexed, settings);
@@ -325,7 +330,17 @@ async function reserveWhileSummarizing(
   return { reservation: r, summarized };
 }
 
-/** CAP-CHAIN-2: compression runs only after a flush that persisted a frontier. */
+/**
+ * A `roi` request that carries chains: the client's cost model asked for it when compressing them
+ * pays, pending results or not, so its chain stage runs even when the flush found nothing pending.
+ */
+const chainOnly = (request: FlushRequest): boolean =>
+  request.trigger === "roi" && Array.isArray(request.chains) && request.chains.length > 0;
+
+/**
+ * CAP-CHAIN-2: compression runs only after a flush that persisted a frontier; departure: and after a
+ * `roi` flush with nothing pending that carries chains (docs/architecture.md).
+ */
 async function chainsAfterCommit(
   deps: FlushDeps,
   request: FlushRequest,
@@ -333,7 +348,7 @@ async function chainsAfterCommit(
   signal: AbortSignal,
 ): Promise<ChainStageResult | undefined> {
   const result = request.result as { written?: { frontier?: boolean } } | null;
-  if (!result?.written?.frontier) return undefined;
+  if (!result?.written?.frontier && !chainOnly(request)) return undefined;
   return runChainStage(
     { db: deps.db, summarizer: deps.summarizer, ...(deps.hooks ? { hooks: deps.hooks } : {}) },
     request,

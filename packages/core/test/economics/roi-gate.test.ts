@@ -3,7 +3,7 @@ import { emptyCacheReuse, observeCall, type CallUsage } from "../../src/economic
 import type { RoiInput } from "../../src/economics/roi-policy.ts";
 import { DEFAULT_SETTINGS, normalizeSettings } from "../../src/settings.ts";
 import { decideRoiGate } from "../../src/triggers.ts";
-import { F, A } from "../support/builders.ts";
+import { A, F } from "@condense/test-support/messages";
 
 const call = (cacheRead: number, cacheWrite: number): CallUsage => ({ input: 0, cacheRead, cacheWrite, output: 100 });
 const warm = Array.from({ length: 40 }, (_, i) => call(200 * i, 200)).reduce(

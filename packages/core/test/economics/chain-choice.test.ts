@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { warmReuse } from "../support/warm-reuse.ts";
 import { chooseFlushChains } from "../../src/economics/chain-choice.ts";
-import { emptyCacheReuse, observeCall, type CallUsage } from "../../src/economics/cache-reuse.ts";
 import { estimateFlushEffect, type RoiInput } from "../../src/economics/roi-policy.ts";
 
-const call = (cacheRead: number, cacheWrite: number): CallUsage => ({ input: 0, cacheRead, cacheWrite, output: 100 });
-// A warm agent loop of 40 requests: 20 more expected, every one warm.
-const warm = Array.from({ length: 40 }, (_, i) => call(200 * i, 200)).reduce(
-  (r, u) => observeCall(r, u, false),
-  emptyCacheReuse(),
-);
+const warm = warmReuse();
 // The sample's shape: a 9 000-token context whose pending work starts 1 000 tokens from the end.
 const base: Omit<RoiInput, "chains"> = {
   reuse: warm,

@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { emptyCacheReuse, observeCall, type CallUsage } from "../../src/economics/cache-reuse.ts";
+import { warmReuse } from "../support/warm-reuse.ts";
 import type { RoiInput } from "../../src/economics/roi-policy.ts";
 import { DEFAULT_SETTINGS, normalizeSettings } from "../../src/settings.ts";
 import { decideRoiGate } from "../../src/triggers.ts";
 import { A, F } from "@condense/test-support/messages";
 
-const call = (cacheRead: number, cacheWrite: number): CallUsage => ({ input: 0, cacheRead, cacheWrite, output: 100 });
-const warm = Array.from({ length: 40 }, (_, i) => call(200 * i, 200)).reduce(
-  (r, u) => observeCall(r, u, false),
-  emptyCacheReuse(),
-);
+const warm = warmReuse();
 const nothingPending: Omit<RoiInput, "chains"> = {
   reuse: warm,
   pending: { resultTokens: 0, toolCalls: 0, firstResultAt: 0 },

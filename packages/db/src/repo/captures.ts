@@ -6,12 +6,12 @@
  * trivial-skipped calls), why a capture is still pending, and the per-status counts of a session.
  */
 import { and, asc, eq, inArray, lte, max, sql, type SQL } from "drizzle-orm";
-import { contentHash, emptyStats, occKey, type CapturedBatch, type CapturedToolCall } from "@condense/core";
+import { contentHash, occKey, type CapturedBatch, type CapturedToolCall } from "@condense/core";
 import type { Db, Tx } from "../client.ts";
 import { captures, sessions, toolCallRecords, type CaptureStatus } from "../schema/index.ts";
 import { chunks } from "../chunks.ts";
 import { NotFoundError } from "../errors.ts";
-import type { SessionKey } from "./sessions.ts";
+import { ensureSession, type SessionKey } from "./sessions.ts";
 
 export interface InsertCapturesInput extends SessionKey {
   /** The client's id for this POST; repeated verbatim on retry. */
@@ -74,13 +74,8 @@ export async function insertCaptures(db: Db, input: InsertCapturesInput): Promis
       userTurnGroup: batch.userTurnGroup ?? null,
     })),
   );
+  await ensureSession(db, input);
   return db.transaction(async (tx) => {
-    // The session is created on its first capture (an existing one is left as it is): one statement,
-    // nothing read back, in the same transaction as the rows.
-    await tx
-      .insert(sessions)
-      .values({ tenantId: input.tenantId, sessionId: input.sessionId, settings: {}, stats: emptyStats() })
-      .onConflictDoNothing();
     let accepted = 0;
     const fresh = new Set<string>();
     // Chunked so one huge POST stays under the bind-parameter limit (about 20 columns per row).
@@ -99,20 +94,16 @@ export async function insertCaptures(db: Db, input: InsertCapturesInput): Promis
         input,
         rows.filter((r) => fresh.has(r.occurrenceKey) && input.outOfLine!.has(r.occurrenceKey)),
       );
-    const ofSession = and(eq(captures.tenantId, input.tenantId), eq(captures.sessionId, input.sessionId));
-    // The session's highest seq, read by the statement that stamps the capture (it sees this transaction's rows).
-    const maxSeq = sql<string | number | null>`(select max(${captures.seq}) from ${captures} where ${ofSession})`;
-    const [top] =
-      accepted > 0
-        ? await tx
-            .update(sessions)
-            .set({ lastCaptureAt: sql`now()`, updatedAt: sql`now()` })
-            .where(and(eq(sessions.tenantId, input.tenantId), eq(sessions.sessionId, input.sessionId)))
-            .returning({ maxSeq })
-        : await tx
-            .select({ maxSeq: max(captures.seq) })
-            .from(captures)
-            .where(ofSession);
+    if (accepted > 0) {
+      await tx
+        .update(sessions)
+        .set({ lastCaptureAt: sql`now()`, updatedAt: sql`now()` })
+        .where(and(eq(sessions.tenantId, input.tenantId), eq(sessions.sessionId, input.sessionId)));
+    }
+    const [top] = await tx
+      .select({ maxSeq: max(captures.seq) })
+      .from(captures)
+      .where(and(eq(captures.tenantId, input.tenantId), eq(captures.sessionId, input.sessionId)));
     return { accepted, duplicate: rows.length - accepted, maxSeq: Number(top?.maxSeq ?? 0) };
   });
 }

@@ -21,7 +21,9 @@
  * the baseline's runs only, e.g. `{"CONDENSE_SHUTDOWN_DRAIN_MS":"1"}` with this checkout as the baseline
  * for an A/B of one setting), BENCH_PI_PROF
  * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
- * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each).
+ * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each), BENCH_PI_KEEP=1
+ * to keep the temporary homes (the service's log holds every request's duration), BENCH_PI_VERBOSE=1 for
+ * each run's per-step wall time and pi's and the service's CPU per step.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -63,6 +65,12 @@ interface RunResult {
   piCpuToFirstRequestMs: number;
   /** Per step: from a tool's end to the next request's body on the wire, on pi's side (the probe). */
   piPath: number[];
+  /** Per step: pi's CPU time and the local service's over the step (from 20 ms samples, so coarse per step). */
+  piCpuMs: number[];
+  serviceCpuMs: number[];
+  /** The local service's CPU time before pi's first LLM request and over the whole run (null without Condense). */
+  serviceCpuToFirstRequestMs: number | null;
+  serviceCpuRunMs: number | null;
   wallMs: number;
 }
 
@@ -143,11 +151,20 @@ async function runOnce(
   });
   let peak = 0;
   const cpu: { at: number; cpu: number }[] = [];
+  // The local service's CPU over the run (cold: from its start), to see what competes with pi's steps.
+  const serviceCpu: { at: number; cpu: number }[] = [];
+  const condenseDir = join(home.agentDir, "condense");
+  let servicePid: number | null = null;
   const poll = setInterval(() => {
+    const at = Date.now();
     const v = vmHwmMb(child.pid!);
     if (v !== null) peak = Math.max(peak, v);
     const c = cpuMs(child.pid!);
-    if (c !== null) cpu.push({ at: Date.now(), cpu: c });
+    if (c !== null) cpu.push({ at, cpu: c });
+    if (!withCondense) return;
+    servicePid ??= dataDirOwner(condenseDir)?.pid ?? null;
+    const sc = servicePid === null ? null : cpuMs(servicePid);
+    serviceCpu.push({ at, cpu: sc ?? serviceCpu.at(-1)?.cpu ?? 0 });
   }, 20);
   const code = await new Promise<number | null>((r) => child.on("close", r));
   clearInterval(poll);
@@ -160,7 +177,9 @@ async function runOnce(
   if (agent.length < STEPS) throw new Error(`${variant}: only ${agent.length} agent requests`);
   const steps: number[] = [];
   for (let i = 1; i < agent.length; i++) steps.push(agent[i]!.receivedAt - agent[i - 1]!.receivedAt);
-  const owner = withCondense ? dataDirOwner(join(home.agentDir, "condense")) : null;
+  const owner = withCondense ? dataDirOwner(condenseDir) : null;
+  const perStep = (samples: { at: number; cpu: number }[]) =>
+    agent.slice(1).map((r, i) => cpuAt(samples, r.receivedAt) - cpuAt(samples, agent[i]!.receivedAt));
   let piPath: number[] = [];
   try {
     piPath = readFileSync(probeOut, "utf8").split("\n").filter(Boolean).map(Number);
@@ -169,6 +188,12 @@ async function runOnce(
   }
   return {
     piPath,
+    piCpuMs: perStep(cpu),
+    serviceCpuMs: withCondense ? perStep(serviceCpu) : [],
+    serviceCpuToFirstRequestMs: withCondense
+      ? cpuAt(serviceCpu, agent[0]!.receivedAt) - (serviceCpu[0]?.cpu ?? 0)
+      : null,
+    serviceCpuRunMs: withCondense ? (serviceCpu.at(-1)?.cpu ?? 0) - (serviceCpu[0]?.cpu ?? 0) : null,
     variant,
     firstRequestMs: agent[0]!.receivedAt - started,
     steps,
@@ -190,6 +215,9 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const r1 = (x: number) => Math.round(x * 10) / 10;
+/** The first steps of a run (the cold service's start lands in them) against the rest. */
+const EARLY = 10;
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 async function main(): Promise<void> {
   const llm = await startFakeLlm({ scenarios: { B: bench }, agentDelayMs: 50 });
@@ -232,6 +260,16 @@ async function main(): Promise<void> {
       piCpuPerStepMs: median(rs.map((r) => r.piCpuPerStepMs)),
       piCpuToFirstRequestMs: median(rs.map((r) => r.piCpuToFirstRequestMs)),
       piPathMedianMs: PROBE ? median(rs.flatMap((r) => r.piPath)) : Number.NaN,
+      earlyStepMedianMs: median(rs.flatMap((r) => r.steps.slice(0, EARLY))),
+      lateStepMedianMs: median(rs.flatMap((r) => r.steps.slice(EARLY))),
+      earlyPiCpuPerStepMs: median(rs.map((r) => sum(r.piCpuMs.slice(0, EARLY)) / EARLY)),
+      latePiCpuPerStepMs: median(rs.map((r) => sum(r.piCpuMs.slice(EARLY)) / Math.max(1, r.piCpuMs.length - EARLY))),
+      earlyServiceCpuPerStepMs: median(rs.map((r) => sum(r.serviceCpuMs.slice(0, EARLY)) / EARLY)),
+      serviceCpuToFirstRequestMs: median(rs.map((r) => r.serviceCpuToFirstRequestMs ?? 0)),
+      serviceCpuRunMs: median(rs.map((r) => r.serviceCpuRunMs ?? 0)),
+      lateServiceCpuPerStepMs: median(
+        rs.map((r) => sum(r.serviceCpuMs.slice(EARLY)) / Math.max(1, r.serviceCpuMs.length - EARLY)),
+      ),
       piPeakRssMb: median(rs.map((r) => r.piPeakRssMb)),
       servicePeakRssMb: svc.length ? median(svc) : null,
       wallMs: median(rs.map((r) => r.wallMs)),
@@ -252,6 +290,13 @@ async function main(): Promise<void> {
       `${r.variant} vs bare: first request ${r.firstRequestMs - bare.firstRequestMs >= 0 ? "+" : ""}${r.firstRequestMs - bare.firstRequestMs} ms (target <= +300), pi CPU to it ${r1(r.piCpuToFirstRequestMs - bare.piCpuToFirstRequestMs)} ms, median step ${r1(r.stepMedianMs - bare.stepMedianMs)} ms (target <= +2)${PROBE ? `, pi's path per step (tool end to request on the wire) ${r1(r.piPathMedianMs - bare.piPathMedianMs)} ms` : ""}, pi CPU per step ${r1(r.piCpuPerStepMs - bare.piCpuPerStepMs)} ms, pi peak RSS +${r1(r.piPeakRssMb - bare.piPeakRssMb)} MB (target <= +60)`,
     );
   }
+  console.log(
+    `steps 1-${EARLY} against the rest (medians; CPU per step from 20 ms samples): variant  step early/late  pi CPU early/late  service CPU early/late  service CPU to first request, whole run`,
+  );
+  for (const r of rows)
+    console.log(
+      `${r.variant.padEnd(9)} ${r1(r.earlyStepMedianMs)}/${r1(r.lateStepMedianMs)} ms  ${r1(r.earlyPiCpuPerStepMs)}/${r1(r.latePiCpuPerStepMs)} ms  ${r.variant === "bare" ? "-" : `${r1(r.earlyServiceCpuPerStepMs)}/${r1(r.lateServiceCpuPerStepMs)} ms  ${r.serviceCpuToFirstRequestMs}, ${r.serviceCpuRunMs} ms`}`,
+    );
   const replays: { repo: string; wallMs: number; cpuMs: number }[] = [];
   if (process.env.BENCH_PI_REPLAY !== "0") {
     // The baseline checkout's replay alternates with this one's; CPU is the child's user + system time.
@@ -287,16 +332,20 @@ async function main(): Promise<void> {
       rows,
       replayMs,
       replays,
-      runs: results.map(({ steps, piPath, ...rest }) => ({
+      runs: results.map(({ steps, piPath, piCpuMs, serviceCpuMs, ...rest }) => ({
         ...rest,
         piPathMedianMs: piPath.length ? median(piPath) : null,
         stepMedianMs: median(steps),
         stepMaxMs: Math.max(...steps),
         stepsMs: process.env.BENCH_PI_VERBOSE ? steps : undefined,
+        piCpuMs: process.env.BENCH_PI_VERBOSE ? piCpuMs : undefined,
+        serviceCpuMs: process.env.BENCH_PI_VERBOSE ? serviceCpuMs : undefined,
       })),
     }),
   );
-  for (const root of roots) rmSync(root, { recursive: true, force: true });
+  // BENCH_PI_KEEP=1 keeps the homes (sessions, the service's log with each request's duration) for a look.
+  if (process.env.BENCH_PI_KEEP === "1") console.error(`kept: ${roots.join(" ")}`);
+  else for (const root of roots) rmSync(root, { recursive: true, force: true });
 }
 
 await main();

@@ -5,19 +5,15 @@
  * session settings. A `roi` flush carries only the chains whose compression repays its own cache rewrite
  * (core's chooseFlushChains); the manual command and the budget ceiling carry every chain. The worker
  * never sees the agent's messages, so everything that needs them is computed here, off the agent's
- * critical path. Chains are detected once and serve both the request and the metrics' chain share;
+ * critical path. Chains are detected once (chain-candidates.ts; for a `roi` flush decided at a reply or
+ * a cold moment, by the gate that decided it) and serve both the request and the metrics' chain share;
  * message sizes come from the caller's cache (message-sizes.ts).
  */
 import {
-  chainCandidates,
   chooseFlushChains,
   computeContextMetrics,
-  detectChains,
-  graceSet,
   isChainDeferred,
   pendingTailTokens,
-  selectEligibleChains,
-  withClosingMessage,
   type AgentMessage,
   type CondenseSettings,
   type CondenseState,
@@ -28,6 +24,7 @@ import {
   type SizeOf,
 } from "@condense/core";
 import type { FlushChainInput, FlushMetricsInput, FlushRequest } from "@condense/contract";
+import { flushChains, sameInputs, type FlushChains } from "./chain-candidates.ts";
 
 /** A chain as the client always sends it: the contract's chain with every field present. */
 export type FlushChain = Required<FlushChainInput>;
@@ -55,6 +52,11 @@ export interface FlushInput {
    * then sized and only those that pay are sent. Absent (manual command, budget ceiling): all are sent.
    */
   roi?: Omit<RoiInput, "chains">;
+  /**
+   * The chains as the `roi` gate detected and sized them when it decided this flush (chain-candidates.ts):
+   * used when computed from this very branch, reply, state and settings, else computed again.
+   */
+  chains?: FlushChains;
 }
 
 export interface FlushBuild {
@@ -103,30 +105,25 @@ export function buildFlushRequest(
   settings: CondenseSettings,
   sizeOf?: SizeOf,
 ): FlushBuild {
-  const detection = withClosingMessage(input.branch, input.closingMessage);
-  // Grace is computed on the branch without the closing message (CAP-CHAIN-4).
-  const grace = graceSet(input.branch, settings.recoveryGraceTurns);
-  const detected = detectChains(detection, settings);
+  const sizeChains = input.roi !== undefined;
+  const given = input.chains;
+  const { detection, detected, grace, eligible, candidates } =
+    given && (given.sized || !sizeChains) && sameInputs(given, input.branch, input.closingMessage, state, settings)
+      ? given
+      : flushChains(input.branch, input.closingMessage, state, settings, sizeChains);
   // Only chains the worker would compress are held back; the rest (the rolling window, deferred or
   // compressed ones) stay in the list, so the worker's window over the list is what it was.
   const held = new Set<DetectedChain>();
   let roi: RoiDecision | null = null;
   let chainReclaimTokens = 0;
-  if (input.roi && settings.enabled && settings.chainCompression.enabled) {
-    const eligible = selectEligibleChains(detected, state, {
-      rollingWindow: settings.chainCompression.rollingWindow,
-      graceKeys: grace,
+  if (input.roi && eligible.length > 0) {
+    const choice = chooseFlushChains(input.roi, candidates);
+    roi = choice.decision;
+    const pendingTail = pendingTailTokens(input.roi.pending, input.roi.contextTokens);
+    eligible.forEach((c, i) => {
+      if (!choice.send[i]) held.add(c);
+      else if (candidates[i]!.tailTokens > pendingTail) chainReclaimTokens += candidates[i]!.reclaimTokens;
     });
-    if (eligible.length > 0) {
-      const candidates = chainCandidates(detection, eligible, state, settings);
-      const choice = chooseFlushChains(input.roi, candidates);
-      roi = choice.decision;
-      const pendingTail = pendingTailTokens(input.roi.pending, input.roi.contextTokens);
-      eligible.forEach((c, i) => {
-        if (!choice.send[i]) held.add(c);
-        else if (candidates[i]!.tailTokens > pendingTail) chainReclaimTokens += candidates[i]!.reclaimTokens;
-      });
-    }
   }
   const chains: FlushChain[] = [];
   for (const c of detected) {

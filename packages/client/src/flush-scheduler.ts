@@ -16,7 +16,7 @@ import {
 } from "@condense/core";
 import { nextEventLoopTurn, type ScheduleBackground } from "./background-schedule.ts";
 import type { CaptureOutbox } from "./capture-outbox.ts";
-import { flushChainCandidates } from "./chain-candidates.ts";
+import { flushChains, type FlushChains } from "./chain-candidates.ts";
 import type { Emit } from "./client-events.ts";
 import { buildFlushRequest } from "./flush-request.ts";
 import type { SummarizerHandOff } from "./summarizer-handoff.ts";
@@ -76,11 +76,22 @@ export class FlushScheduler {
     trigger.calibrate(this.deps.knownState());
     const settings = this.deps.settings();
     const state = this.deps.knownState();
-    const d = trigger.messageEnd(settings, message, callUsage, () =>
-      flushChainCandidates(branch(), message, state, settings),
-    );
+    const branchOnce = once(branch);
+    // The gate's chains (detected and sized on the branch with this reply) go to the request's build.
+    let sized: FlushChains | undefined;
+    const d = trigger.messageEnd(settings, message, callUsage, () => {
+      sized = flushChains(branchOnce(), message, state, settings, true);
+      return sized.candidates;
+    });
     if (d.flush && d.trigger)
-      this.postFlush(d.trigger, branch(), d.closingMessage, typeof usage === "function" ? usage() : usage, true);
+      this.postFlush(
+        d.trigger,
+        branchOnce(),
+        d.closingMessage,
+        typeof usage === "function" ? usage() : usage,
+        true,
+        sized,
+      );
     return d;
   }
 
@@ -89,8 +100,13 @@ export class FlushScheduler {
     trigger.calibrate(this.deps.knownState());
     const settings = this.deps.settings();
     const state = this.deps.knownState();
-    const d = trigger.markCold(settings, reason, () => flushChainCandidates(branch(), undefined, state, settings));
-    if (d.flush && d.trigger) this.postFlush(d.trigger, branch(), undefined, null, true);
+    const branchOnce = once(branch);
+    let sized: FlushChains | undefined;
+    const d = trigger.markCold(settings, reason, () => {
+      sized = flushChains(branchOnce(), undefined, state, settings, true);
+      return sized.candidates;
+    });
+    if (d.flush && d.trigger) this.postFlush(d.trigger, branchOnce(), undefined, null, true, sized);
     return d;
   }
 
@@ -129,6 +145,7 @@ export class FlushScheduler {
     closingMessage?: AgentMessage,
     usage?: ContextUsage | null,
     defer = false,
+    chains?: FlushChains,
   ): void {
     const { trigger, deps } = this;
     this.runPendingBuild();
@@ -160,6 +177,7 @@ export class FlushScheduler {
             ...(closingMessage ? { closingMessage } : {}),
             ...(usage ? { usage } : {}),
             ...(roiInput ? { roi: roiInput } : {}),
+            ...(chains ? { chains } : {}),
           },
           state,
           current,
@@ -189,4 +207,17 @@ export class FlushScheduler {
       if (this.pendingBuild === pending) this.runPendingBuild();
     });
   }
+}
+
+/** `f` called at most once: the branch the gate sized is the branch the request is built from. */
+function once<T>(f: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = f();
+      done = true;
+    }
+    return value;
+  };
 }

@@ -19,8 +19,11 @@ import { CondenseHttpError, type Transport } from "./transport.ts";
 import { NOT_HANDED_OFF } from "./summarizer-handoff.ts";
 
 export type OutboxItem =
-  /** `uploaded`: parts already acknowledged (`key#part`), so a retry does not send them again. */
-  | { kind: "capture"; captureId: string; batches: CapturedBatch[]; uploaded?: Set<string> }
+  /**
+   * `uploaded`: parts already acknowledged (`key#part`), so a retry does not send them again. `alone`:
+   * the API refused it for good in one POST with the captures after it: it is sent on its own.
+   */
+  | { kind: "capture"; captureId: string; batches: CapturedBatch[]; uploaded?: Set<string>; alone?: boolean }
   | { kind: "flush"; body: FlushRequestBody };
 
 export interface OutboxEvents {
@@ -42,6 +45,22 @@ export interface OutboxOptions extends OutboxEvents {
   /** When queued items are prepared and sent (background-schedule.ts; default: the next event-loop turn). */
   schedule?: ScheduleBackground;
 }
+
+/**
+ * Consecutive captures waiting at the head of the queue (the service is starting, or catching up after
+ * an outage) leave in one POST, up to this many batches and result characters: a backlog costs the
+ * service one request and one transaction instead of one per capture. A capture as large as that goes alone.
+ */
+export const MERGE_MAX_BATCHES = 50;
+export const MERGE_MAX_RESULT_CHARS = 256 * 1024;
+
+type CaptureItem = Extract<OutboxItem, { kind: "capture" }>;
+
+const resultChars = (item: CaptureItem) => {
+  let n = 0;
+  for (const b of item.batches) for (const c of b.toolCalls) n += c.resultText.length;
+  return n;
+};
 
 export class Outbox {
   private readonly queue: OutboxItem[] = [];
@@ -171,16 +190,25 @@ export class Outbox {
         this.settledCount++;
         continue;
       }
+      // The captures that go with the head (one POST), and how many queue items they are.
+      const run = item.kind === "capture" ? this.captureRun(item) : [];
       try {
-        await this.send(item);
-        this.queue.shift();
-        this.settledCount++;
+        await this.send(item, run);
+        const sent = Math.max(1, run.length);
+        this.queue.splice(0, sent);
+        this.settledCount += sent;
         this.consecutiveFailures = 0;
         this.lastErrorText = null;
       } catch (err) {
         // A service that lost the session's handed-off model refuses its flush until the client hands it off again.
         const retry = !(err instanceof CondenseHttpError) || err.retryable || err.code === NOT_HANDED_OFF;
         this.lastErrorText = err instanceof Error ? err.message : String(err);
+        // Refused for good together with the captures after it: each goes on its own again, so a refusal
+        // (a size, a bad capture) is decided for that capture alone, as if it had never been merged.
+        if (!retry && item.kind === "capture" && run.length > 1) {
+          item.alone = true;
+          continue;
+        }
         // Too large for the API even after the large results left it (a very long list of calls):
         // send it as two halves instead of losing it. Each half has its own deterministic id.
         if (
@@ -210,6 +238,27 @@ export class Outbox {
     if (this.queue.length === 0 && this.options.spool) this.options.spool.compact([]);
   }
 
+  /**
+   * The head capture and the captures queued right behind it (no flush request between them: a flush
+   * never overtakes a capture, nor a capture a flush) that fit one POST with it (MERGE_MAX_*).
+   */
+  private captureRun(head: CaptureItem): CaptureItem[] {
+    const run = [head];
+    if (head.alone) return run;
+    let batches = head.batches.length;
+    let chars = resultChars(head);
+    for (let i = 1; i < this.queue.length; i++) {
+      const next = this.queue[i]!;
+      if (next.kind !== "capture" || next.alone) break;
+      const c = resultChars(next);
+      if (batches + next.batches.length > MERGE_MAX_BATCHES || chars + c > MERGE_MAX_RESULT_CHARS) break;
+      run.push(next);
+      batches += next.batches.length;
+      chars += c;
+    }
+    return run;
+  }
+
   /** Replace the capture at the head of the queue by its two halves (spooled before the whole is acked). */
   private splitHead(item: Extract<OutboxItem, { kind: "capture" }>): void {
     const mid = Math.ceil(item.batches.length / 2);
@@ -226,13 +275,17 @@ export class Outbox {
     this.options.spool?.ack(item.captureId);
   }
 
-  private async send(item: OutboxItem): Promise<void> {
+  private async send(item: OutboxItem, run: CaptureItem[]): Promise<void> {
     const { transport } = this.options;
     if (item.kind === "capture") {
       // (an item still unprepared is in `unprepared`; preparing the others with it only comes sooner)
       if (this.unprepared.length > 0) this.prepare();
+      // A run of several captures travels as one POST under the head's id: its batches in queue order
+      // (the service stores each call once by its occurrence key, so a retry with more behind it only
+      // adds the newcomers), acknowledged together, each capture's spool line with it.
+      const batches = run.length > 1 ? run.flatMap((r) => r.batches) : item.batches;
       // Large results travel out of line: their parts first, then the capture that refers to them.
-      const travel = planTravel(item.batches);
+      const travel = planTravel(batches);
       for (const u of travel.uploads) {
         for (const p of u.parts) {
           const id = `${u.key}#${p.part}`;
@@ -252,8 +305,10 @@ export class Outbox {
         { captureId: item.captureId, batches: travel.batches } satisfies CapturesRequest,
         this.closing.signal,
       );
-      this.options.spool?.ack(item.captureId);
-      this.options.onCaptureAcked?.(item.captureId, ack);
+      for (const r of run.length > 1 ? run : [item]) {
+        this.options.spool?.ack(r.captureId);
+        this.options.onCaptureAcked?.(r.captureId, ack);
+      }
       return;
     }
     try {

@@ -42,7 +42,7 @@ export interface TriggerDecision {
 }
 
 /**
- * Sizes the chains a flush asked for now could compress (flushChainCandidates), called only where the
+ * Sizes the chains a flush asked for now could compress (chain-candidates.ts), called only where the
  * `roi` gate weighs them: a reply, a known cold moment.
  */
 export type ChainSizer = () => readonly ChainCandidate[];

@@ -8,6 +8,7 @@ import {
 } from "@condense/core";
 import { A, F, R, U } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
+import { flushChains } from "../src/chain-candidates.ts";
 import { buildFlushRequest } from "../src/flush-request.ts";
 
 const chainOf = (start: number, size: number, id: string) => [
@@ -75,5 +76,40 @@ describe("the chains a flush request carries", () => {
       expect(starts(buildFlushRequest({ trigger, branch }, createState(), settings))).toEqual([
         100, 150, 200, 300, 400, 500,
       ]);
+  });
+});
+
+describe("the chains are detected and sized once per flush (chain-candidates.ts)", () => {
+  const state = createState();
+
+  it("flushChains gives what the request's build computes: the same chains, grace and sizes", () => {
+    const sized = flushChains(branch, undefined, state, settings, true);
+    expect(sized.eligible.map((c) => c.startUserTimestamp)).toEqual([100, 200]);
+    expect(sized.candidates).toHaveLength(2);
+    expect(sized.eligible.every((c) => sized.detected.includes(c))).toBe(true);
+    const handed = buildFlushRequest({ trigger: "roi", branch, roi, chains: sized }, state, settings);
+    expect(handed).toEqual(buildFlushRequest({ trigger: "roi", branch, roi }, state, settings));
+    // Without sizing (the budget ceiling, the manual command) nothing is sized.
+    const plain = flushChains(branch, undefined, state, settings, false);
+    expect(plain.candidates).toEqual([]);
+    expect(plain.detected).toEqual(sized.detected);
+  });
+
+  it("the build uses the chains it is handed when they were computed from its own inputs", () => {
+    const sized = flushChains(branch, undefined, state, settings, true);
+    // Sizes that make the far-back chain pay (a huge reclaim): the build's choice follows them, so it used them.
+    const rigged = { ...sized, candidates: sized.candidates.map((c) => ({ ...c, reclaimTokens: 1_000_000 })) };
+    expect(starts(buildFlushRequest({ trigger: "roi", branch, roi, chains: rigged }, state, settings))).toEqual([
+      100, 150, 200, 300, 400, 500,
+    ]);
+    // Computed from another state (or branch, reply, settings): the build sizes the chains itself.
+    const other = { ...rigged, state: createState() };
+    expect(starts(buildFlushRequest({ trigger: "roi", branch, roi, chains: other }, state, settings))).toEqual([
+      150, 200, 300, 400, 500,
+    ]);
+    const otherBranch = { ...rigged, branch: [...branch] };
+    expect(starts(buildFlushRequest({ trigger: "roi", branch, roi, chains: otherBranch }, state, settings))).toEqual([
+      150, 200, 300, 400, 500,
+    ]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The ordered outbox against a real HTTP server speaking the API's wire: captures and flushes leave
  * in the order they were made, a 5xx or an unreachable service is retried with backoff until it is
- * acknowledged, a 4xx is final (the item is dropped, the queue moves on), and captures spooled by a
- * process that died before they were acknowledged are sent by the next one.
+ * acknowledged, a 4xx is final (the item is dropped, the queue moves on), captures queued back to back
+ * (a backlog) leave in one POST, and captures spooled by a process that died before they were
+ * acknowledged are sent by the next one.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,7 +13,7 @@ import type { CapturedBatch } from "@condense/core";
 import type { BackoffPolicy } from "../src/backoff.ts";
 import { CaptureSpool } from "../src/capture-spool.ts";
 import type { FlushRequestBody } from "../src/flush-request.ts";
-import { Outbox, type OutboxItem } from "../src/outbox.ts";
+import { MERGE_MAX_BATCHES, MERGE_MAX_RESULT_CHARS, Outbox, type OutboxItem } from "../src/outbox.ts";
 import { createTransport } from "../src/transport.ts";
 import { startWireServer, until, type WireServer } from "./support/wire-server.ts";
 
@@ -146,7 +147,8 @@ describe("outbox over the wire", () => {
   });
 
   it("a 4xx is final: the item is dropped and reported once, the queue moves on", async () => {
-    wire.refuse("captures", 400, "validation_failed");
+    // Refused twice: the two captures queued together leave in one POST (refused), then each alone.
+    wire.refuse("captures", 400, "validation_failed", 2);
     const errors: { kind: OutboxItem["kind"]; willRetry: boolean }[] = [];
     const spool = new CaptureSpool(join(dir, "spool.jsonl"));
     const o = open({ spool, onSendError: (_e, item, willRetry) => errors.push({ kind: item.kind, willRetry }) });
@@ -154,9 +156,52 @@ describe("outbox over the wire", () => {
     o.enqueueCapture([batch(2)]);
     await o.drain();
     expect(errors).toEqual([{ kind: "capture", willRetry: false }]);
-    // the refused one was sent once, never again; the next one went through
-    expect(capturedCalls()).toEqual([["c1"], ["c2"]]);
+    // the refused one was sent once on its own, never again; the next one went through
+    expect(capturedCalls()).toEqual([["c1", "c2"], ["c1"], ["c2"]]);
     expect(spool.readPending()).toEqual([]);
+  });
+
+  it("captures queued back to back (a backlog) leave in one POST up to a flush; each is acknowledged and spooled off", async () => {
+    await wire.stop();
+    const path = join(dir, "spool.jsonl");
+    const acked: string[] = [];
+    const o = open({ spool: new CaptureSpool(path), onCaptureAcked: (id) => acked.push(id) });
+    const ids = [1, 2, 3].map((i) => o.enqueueCapture([batch(i)])!);
+    const flushId = o.enqueueFlush(flushBody);
+    const last = o.enqueueCapture([batch(4), batch(5)])!;
+    await until(() => new CaptureSpool(path).readPending().length === 4, 2_000, "spooled");
+    await wire.start();
+    await o.drain();
+    // One POST for the three before the flush, under the first one's id, in their order; the flush after
+    // them; then the capture made after the flush.
+    expect(wire.requests.map((r) => r.route)).toEqual(["captures", "flushes", "captures"]);
+    expect(sent("captures").map((r) => (r.body as { captureId: string }).captureId)).toEqual([ids[0], last]);
+    expect(capturedCalls()).toEqual([
+      ["c1", "c2", "c3"],
+      ["c4", "c5"],
+    ]);
+    expect((sent("flushes")[0]!.body as { flushId: string }).flushId).toBe(flushId);
+    expect(acked).toEqual([...ids, last]);
+    expect(new CaptureSpool(path).readPending()).toEqual([]);
+    expect(o.size).toBe(0);
+  });
+
+  it("a backlog merges at most MERGE_MAX_BATCHES batches and MERGE_MAX_RESULT_CHARS of results per POST", async () => {
+    await wire.stop();
+    const o = open();
+    for (let i = 0; i < MERGE_MAX_BATCHES + 5; i++) o.enqueueCapture([batch(i)]);
+    const big = batch(900);
+    big.toolCalls[0]!.resultText = "y".repeat(MERGE_MAX_RESULT_CHARS);
+    o.enqueueCapture([big]);
+    o.enqueueCapture([batch(901)]);
+    await wire.start();
+    await o.drain();
+    expect(capturedCalls().map((calls) => calls.length)).toEqual([MERGE_MAX_BATCHES, 5, 1, 1]);
+    expect(capturedCalls().flat()).toEqual([
+      ...Array.from({ length: MERGE_MAX_BATCHES + 5 }, (_, i) => `c${i}`),
+      "c900",
+      "c901",
+    ]);
   });
 
   it("a restarted process resends what the spool holds unacknowledged, under the same capture id", async () => {

@@ -36,6 +36,13 @@ async function loadTarball(tarball: string): Promise<DbHandle | null> {
   } catch {
     return null;
   }
+  // Anything but a tar PGlite takes for gzip, and its failed decompression is an unhandled rejection
+  // (which ends the process): only a whole tar (the magic of its first header, whole 512-byte blocks)
+  // is handed over; a tar cut at a block boundary fails PGlite's start, which rejects cleanly.
+  if (bytes.length < 1024 || bytes.length % 512 !== 0 || bytes.subarray(257, 262).toString("latin1") !== "ustar") {
+    rmSync(tarball, { force: true });
+    return null;
+  }
   try {
     const pglite = new PGlite({ loadDataDir: new Blob([new Uint8Array(bytes)]) });
     await pglite.waitReady;

@@ -85,7 +85,10 @@ export async function startSingleProcessService(options: SingleProcessOptions): 
   if (templateDir !== undefined && makeTemplate) {
     const dirs = typeof templateDir === "string" ? [templateDir] : templateDir;
     const made = await ensurePgliteTemplates({ cacheDirs: dirs, kinds: ["dir"] }).catch((err: unknown) => {
-      options.logger?.warn({ err }, "no PGlite template could be made in a child process; this process runs the initdb");
+      options.logger?.warn(
+        { err },
+        "no PGlite template could be made in a child process; this process runs the initdb",
+      );
       return null;
     });
     makeTemplate = !(made?.dir && seedFromTemplate(paths.pgliteDir, templateDir));
@@ -103,7 +106,8 @@ export async function startSingleProcessService(options: SingleProcessOptions): 
       ...(options.db ? { db: options.db } : {}),
     });
     // Migrated, and nothing written yet: before the worker starts and before the local key is minted.
-    if (makeTemplate && templateDir !== undefined) await keepAsMigratedTemplate(runtime.db, templateDir).catch(() => {});
+    if (makeTemplate && templateDir !== undefined)
+      await keepAsMigratedTemplate(runtime.db, templateDir).catch(() => {});
     await runtime.start();
     const apiKey = await localApiKey(runtime.db.db, dataDir);
     const ssePollMs = options.ssePollMs ?? 100;

@@ -39,7 +39,9 @@ describe("a service start with no PGlite template", () => {
   const root = mkdtempSync(join(tmpdir(), "condense-service-template-"));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it("has the template built in a child, seeds from it, and the next start reuses it", { timeout: 240_000 }, async () => {
+  it("has the template built in a child, seeds from it, and the next start reuses it", {
+    timeout: 240_000,
+  }, async () => {
     const cache = join(root, "cache");
     await startAndUse(join(root, "a"), cache);
     const made = templateIn(cache);

@@ -212,7 +212,7 @@ export interface EnsureTemplatesOptions {
   kinds?: readonly TemplateKind[];
   /** Give up on the child after this long (default 5 min). */
   timeoutMs?: number;
-  /** Stop waiting for another builder's lock after this long, and build (default the timeout). */
+  /** Stop waiting for another live builder's lock after this long, and build anyway (default 2 min). */
   waitMs?: number;
 }
 
@@ -246,7 +246,7 @@ export async function ensurePgliteTemplates(options: EnsureTemplatesOptions = {}
     const lockFile = join(cacheDir, `pglite-${templateKey()}.lock`);
     try {
       mkdirSync(cacheDir, { recursive: true });
-      const waitUntil = Date.now() + (options.waitMs ?? timeoutMs);
+      const waitUntil = Date.now() + (options.waitMs ?? 120_000);
       let lock = tryLock(lockFile);
       while (!lock.held && Date.now() < waitUntil) {
         await sleep(100);

@@ -19,6 +19,7 @@ export { ConflictError, NotFoundError } from "./errors.ts";
 export { migrateDb, MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY } from "./migrate.ts";
 export { openMigratedMemoryPglite } from "./pglite-memory-template.ts";
 export { keepAsMigratedTemplate, seedFromTemplate, seedMigratedPglite } from "./pglite-template.ts";
+export { ensurePgliteTemplates, type EnsuredTemplates, templateCacheDirs } from "./pglite-template-cache.ts";
 export { lockSession, sessionLockKey } from "./session-lock.ts";
 export { createScratchDatabase, type ScratchDatabase } from "./scratch-database.ts";
 export {

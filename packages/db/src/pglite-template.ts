@@ -1,58 +1,37 @@
 /**
- * A migrated, empty PGlite data directory kept as a template, so a throwaway database (each `condense
- * replay` makes one) is a directory copy instead of an initdb: on this project's 2 vCPU host PGlite's
- * initdb of a fresh directory takes about 7 s, a copy and open of the template about 1.5 s. The
- * template is keyed by the migrations (names and contents) and by the PGlite build that wrote it
- * (its resolved module path carries the package version), so a new migration or PGlite version makes
- * a new template instead of reusing a stale one. It is written to a staging directory and renamed
- * into place, so a crash or a concurrent writer never leaves a half-made template behind.
+ * Seeding a new PGlite data directory from the migrated directory template (pglite-template-cache.ts),
+ * so a new database is a directory copy instead of an initdb and the migrations: on this project's
+ * 2 vCPU host PGlite's initdb of a fresh directory takes 3-7 s and peaks near 1 GB RSS, a copy and
+ * open of the template about 1.5 s and 450 MB.
  *
- * A process that opens the new directory itself (the local service) does not make the template with
- * a PGlite of its own, which would be a second PGlite start on its first start (38 against 28 s to
- * listening at load 11): it seeds only from an existing template (`seedFromTemplate`) and otherwise
- * keeps its own new database, migrated and still empty, as the template (`keepAsMigratedTemplate`).
- * Either way that first start runs an initdb, which peaks near 1 GB RSS for a few seconds (a start
- * from the template: about 450 MB).
+ * The local service seeds from an existing template (`seedFromTemplate`); with none it has one made in
+ * a child process first (ensurePgliteTemplates). Only when that fails too does it run the initdb in its
+ * own process, and then keeps its new database, migrated and still empty, as the template
+ * (`keepAsMigratedTemplate`), so the next start finds one.
  */
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { createDb, type DbHandle } from "./client.ts";
-import { MIGRATIONS_FOLDER, migrateDb } from "./migrate.ts";
+import type { DbHandle } from "./client.ts";
+import {
+  ensurePgliteTemplates,
+  findTemplate,
+  publishDir,
+  TEMPLATE_MARKER,
+  templateDirIn,
+} from "./pglite-template-cache.ts";
+import { templateKey } from "./template-key.ts";
 
-export function templateKey(): string {
-  const hash = createHash("sha256");
-  hash.update(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
-  const files = readdirSync(MIGRATIONS_FOLDER, { recursive: true, withFileTypes: true })
-    .filter((f) => f.isFile())
-    .map((f) => join(f.parentPath, f.name))
-    .sort();
-  for (const file of files) hash.update(file.slice(MIGRATIONS_FOLDER.length)).update(readFileSync(file));
-  return hash.digest("hex").slice(0, 16);
-}
-
-const templateDirOf = (cacheDir: string) => join(cacheDir, `pglite-${templateKey()}`);
-
-/** Moves a finished staging copy into place; a template another process put there first is as good. */
-function publishTemplate(staging: string, template: string): void {
-  try {
-    renameSync(staging, template);
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    if (!existsSync(template)) throw err;
-  }
-}
+const asList = (cacheDirs: string | readonly string[]) => (typeof cacheDirs === "string" ? [cacheDirs] : cacheDirs);
 
 /**
- * Fills `targetDir` (which must not exist yet) with a copy of the template under `cacheDir` when there
- * is one (true); false, and nothing made or left behind, when there is none or the copy failed.
+ * Fills `targetDir` (which must not exist yet) with a copy of the first finished template in
+ * `cacheDirs` (true); false, and nothing made or left behind, when there is none or the copy failed.
  */
-export function seedFromTemplate(targetDir: string, cacheDir: string): boolean {
-  const template = templateDirOf(cacheDir);
-  if (existsSync(targetDir) || !existsSync(template)) return false;
+export function seedFromTemplate(targetDir: string, cacheDirs: string | readonly string[]): boolean {
+  const template = findTemplate("dir", asList(cacheDirs));
+  if (existsSync(targetDir) || !template) return false;
   try {
-    cpSync(template, targetDir, { recursive: true });
+    cpSync(template, targetDir, { recursive: true, filter: (src) => basename(src) !== TEMPLATE_MARKER });
     return true;
   } catch {
     rmSync(targetDir, { recursive: true, force: true });
@@ -62,47 +41,46 @@ export function seedFromTemplate(targetDir: string, cacheDir: string): boolean {
 
 /**
  * Keeps `handle`, a PGlite directory open in this process, just migrated and with nothing else written
- * yet, as the template under `cacheDir` (unless one exists). A CHECKPOINT first puts every page in
- * the files; the copy is taken while this process runs no statement (it is synchronous), and the live
- * instance's postmaster.pid is left out, as in a template made by a closed instance.
+ * yet, as the template in the first of `cacheDirs` that can be written (unless one exists). A
+ * CHECKPOINT first puts every page in the files; the copy is taken while this process runs no
+ * statement (it is synchronous), and the live instance's postmaster.pid is left out, as in a template
+ * made by a closed instance.
  */
-export async function keepAsMigratedTemplate(handle: DbHandle, cacheDir: string): Promise<void> {
+export async function keepAsMigratedTemplate(handle: DbHandle, cacheDirs: string | readonly string[]): Promise<void> {
   const dataDir = handle.target.driver === "pglite" ? handle.target.dataDir : undefined;
   if (!dataDir || !handle.pglite) return;
-  const template = templateDirOf(cacheDir);
-  if (existsSync(template)) return;
+  const dirs = asList(cacheDirs);
+  if (findTemplate("dir", dirs)) return;
   await handle.pglite.exec("CHECKPOINT");
-  mkdirSync(cacheDir, { recursive: true });
-  const staging = `${template}.staging-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  try {
-    cpSync(dataDir, staging, { recursive: true, filter: (src) => basename(src) !== "postmaster.pid" });
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
+  let lastError: unknown;
+  for (const cacheDir of dirs) {
+    const template = templateDirIn(cacheDir);
+    const staging = `${template}.staging-${process.pid}`;
+    try {
+      mkdirSync(cacheDir, { recursive: true });
+      rmSync(staging, { recursive: true, force: true });
+      cpSync(dataDir, staging, { recursive: true, filter: (src) => basename(src) !== "postmaster.pid" });
+      writeFileSync(
+        join(staging, TEMPLATE_MARKER),
+        `${JSON.stringify({ key: templateKey(), builtBy: process.pid, at: new Date().toISOString() })}\n`,
+      );
+      publishDir(staging, template);
+      return;
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      lastError = err;
+    }
   }
-  publishTemplate(staging, template);
+  throw lastError;
 }
 
 /**
- * Fills `targetDir` (which must not exist yet) with a copy of the migrated template under `cacheDir`,
- * making the template first when there is none. Returns the template's path.
+ * Fills `targetDir` (which must not exist yet) with a copy of the migrated template in `cacheDirs`,
+ * having it made (in a child process) first when there is none. Returns the template's path.
  */
-export async function seedMigratedPglite(targetDir: string, cacheDir: string): Promise<string> {
+export async function seedMigratedPglite(targetDir: string, cacheDirs: string | readonly string[]): Promise<string> {
   if (existsSync(targetDir)) throw new Error(`${targetDir} already exists: a template only seeds a new directory`);
-  const template = templateDirOf(cacheDir);
-  if (!existsSync(template)) {
-    mkdirSync(cacheDir, { recursive: true });
-    const staging = `${template}.staging-${process.pid}`;
-    rmSync(staging, { recursive: true, force: true });
-    const db = await createDb(`pglite:${staging}`);
-    try {
-      await migrateDb(db);
-    } finally {
-      await db.close();
-    }
-    publishTemplate(staging, template);
-  }
-  cpSync(template, targetDir, { recursive: true });
-  return template;
+  const { dir } = await ensurePgliteTemplates({ cacheDirs: asList(cacheDirs), kinds: ["dir"] });
+  if (!dir || !seedFromTemplate(targetDir, cacheDirs)) throw new Error(`no migrated PGlite template could be made`);
+  return dir;
 }

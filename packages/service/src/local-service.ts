@@ -17,10 +17,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import type { Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { localServicePaths, OWNED_EXIT_CODE } from "@condense/client";
 import { processEnv, VARIABLES } from "@condense/config";
+import { templateCacheDirs } from "@condense/db";
 import { pino, type Logger } from "pino";
 import { DataDirOwnedError } from "./data-dir-lock.ts";
 import { startSingleProcessService, type SingleProcessService } from "./single-process-service.ts";
@@ -62,7 +61,7 @@ export async function runLocalService(options: LocalServiceOptions): Promise<Run
       role: "the Condense local service",
       listen: { socketPath: paths.socket },
       adminKey,
-      pgliteTemplateDir: join(tmpdir(), "condense-pglite-templates"),
+      pgliteTemplateDir: templateCacheDirs(),
       env: { ...(options.env ?? processEnv()) },
       logger,
       beforeListen: () => {

@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import { apiQueueFrom, createApiMetrics, loadApiEnv, newApp, startServer, type RunningServer } from "@condense/api";
 import { localServicePaths, type CondenseHost } from "@condense/client";
 import { processEnv, serviceWorkerConfig } from "@condense/config";
-import { type DbHandle, keepAsMigratedTemplate, seedFromTemplate } from "@condense/db";
+import { type DbHandle, ensurePgliteTemplates, keepAsMigratedTemplate, seedFromTemplate } from "@condense/db";
 import { asWorkerConfig, createHandOffRegistry, createRuntime, type Runtime } from "@condense/worker";
 import type { Logger } from "pino";
 import { acquireDataDirLock, type DataDirLock } from "./data-dir-lock.ts";
@@ -27,11 +27,13 @@ export interface SingleProcessOptions {
   /** An open database to use instead (replay's in-memory PGlite); the caller closes it after `close`. */
   db?: DbHandle;
   /**
-   * A new data directory's PGlite is copied from a migrated template kept under this directory
-   * (@condense/db seedFromTemplate) instead of an initdb and the migrations (several seconds); with no
-   * template yet, the new database, once migrated, becomes it (keepAsMigratedTemplate).
+   * A new data directory's PGlite is copied from a migrated template found in these cache directories
+   * (@condense/db seedFromTemplate) instead of an initdb and the migrations (several seconds, near 1 GB
+   * RSS). With no template yet, one is made in a child process first (ensurePgliteTemplates), so this
+   * process never carries the initdb; only if that fails does this process initdb, and its new
+   * database, once migrated, becomes the template (keepAsMigratedTemplate).
    */
-  pgliteTemplateDir?: string;
+  pgliteTemplateDir?: string | readonly string[];
   /** Who takes the owner lock, shown to a second process that is refused (default "condense"). */
   role?: string;
   /** Where the API listens; none: in-process only, through `fetch`. */
@@ -74,14 +76,23 @@ export async function startSingleProcessService(options: SingleProcessOptions): 
   // First, before PGlite opens anything: a second process must never touch a live owner's files.
   const lock = acquireDataDirLock(dataDir, { role: options.role ?? "condense", ...(endpoint ? { endpoint } : {}) });
   const databaseUrl = options.databaseUrl ?? `pglite:${paths.pgliteDir}`;
-  // Only once the lock is ours, and only for a directory with no database yet. With no template the
-  // runtime makes the database itself and it becomes the template: making one here first would be a
-  // second PGlite start in this process.
+  // Only once the lock is ours, and only for a directory with no database yet.
   const templateDir =
     options.pgliteTemplateDir && !options.databaseUrl && !options.db && !existsSync(paths.pgliteDir)
       ? options.pgliteTemplateDir
       : undefined;
-  const makeTemplate = templateDir !== undefined && !seedFromTemplate(paths.pgliteDir, templateDir);
+  let makeTemplate = templateDir !== undefined && !seedFromTemplate(paths.pgliteDir, templateDir);
+  if (templateDir !== undefined && makeTemplate) {
+    const dirs = typeof templateDir === "string" ? [templateDir] : templateDir;
+    const made = await ensurePgliteTemplates({ cacheDirs: dirs, kinds: ["dir"] }).catch((err: unknown) => {
+      options.logger?.warn(
+        { err },
+        "no PGlite template could be made in a child process; this process runs the initdb",
+      );
+      return null;
+    });
+    makeTemplate = !(made?.dir && seedFromTemplate(paths.pgliteDir, templateDir));
+  }
   const metrics = createApiMetrics({ defaultMetrics: true });
   // The agent's handed-off summarizer models: memory only, filled by the API, read by the worker.
   const handOffs = createHandOffRegistry();
@@ -95,7 +106,8 @@ export async function startSingleProcessService(options: SingleProcessOptions): 
       ...(options.db ? { db: options.db } : {}),
     });
     // Migrated, and nothing written yet: before the worker starts and before the local key is minted.
-    if (makeTemplate) await keepAsMigratedTemplate(runtime.db, templateDir).catch(() => {});
+    if (makeTemplate && templateDir !== undefined)
+      await keepAsMigratedTemplate(runtime.db, templateDir).catch(() => {});
     await runtime.start();
     const apiKey = await localApiKey(runtime.db.db, dataDir);
     const ssePollMs = options.ssePollMs ?? 100;

@@ -25,7 +25,7 @@ import {
   toolCallsOf,
   type AgentMessage,
 } from "@condense/core";
-import { openMigratedMemoryPglite } from "@condense/db";
+import { openMigratedMemoryPglite, templateCacheDirs } from "@condense/db";
 import { startSingleProcessService, type SingleProcessService } from "@condense/service";
 import { CacheCostMeter, type CacheTally } from "./cache-cost.ts";
 import type { LoadedSession } from "./load-session.ts";
@@ -191,9 +191,9 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
   const started = Date.now();
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
-  // A throwaway database in memory, loaded migrated from a cached tarball instead of an initdb
-  // (several seconds): no directory of thousands of files to copy in and remove again.
-  const memoryDb = ownDir ? await openMigratedMemoryPglite(join(tmpdir(), "condense-pglite-templates")) : undefined;
+  // A throwaway database in memory, loaded migrated from a cached tarball (made at install, or in a
+  // child process) instead of an initdb: no directory of thousands of files to copy in and remove again.
+  const memoryDb = ownDir ? await openMigratedMemoryPglite(templateCacheDirs()) : undefined;
   const host = await startSingleProcessService({
     dataDir,
     role: "condense replay",

@@ -39,7 +39,9 @@ function compactedSample(before: string): string {
 describe("the replay on the host's compacted context", () => {
   const file = compactedSample("SCENARIO P5");
 
-  it("bills what the host sent, and delivers no summary of the work the host dropped", { timeout: 300_000 }, async () => {
+  it("bills what the host sent, and delivers no summary of the work the host dropped", {
+    timeout: 300_000,
+  }, async () => {
     const session = loadSession(file);
     expect(session.compactions).toHaveLength(1);
     const fullCount = session.compactions[0]!.fullCount;

@@ -204,8 +204,42 @@ const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / who
 
 export async function replaySession(session: LoadedSession, options: ReplayOptions): Promise<ReplayResult> {
   const started = Date.now();
-  const ownDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
+  const result = await onOwnService(options, options.dataDir, (host) => replayOn(host, session, options, ""));
+  // "As recorded": where the host compacted, a second replay whose client follows the host's context
+  // (the flushes it decides there are the ones a client on that host would have made). On a service
+  // of its own: a second session on the same service finds the first one's captures (content dedup)
+  // and is not the replay of a client that saw only the host's context.
+  if (session.compactions.length > 0 && !options.flushSchedule && !options.followHostCompactions) {
+    const { onProgress: _quiet, dataDir: _own, ...same } = options;
+    const h = await onOwnService(options, undefined, (host) =>
+      replayOn(host, session, { ...same, replayOracle: false, followHostCompactions: true }, "-host"),
+    );
+    const c = result.cost;
+    c.condensedOnRecorded = { ...h.cost.condensed };
+    c.summarizerOnRecordedUsd = h.cost.summarizerUsd;
+    c.vsRecorded = saving(c.recorded.costUsd, h.cost.condensed.costUsd + h.cost.summarizerUsd);
+  }
+  // The services' starts count in the replay's time.
+  return { ...result, durationMs: Date.now() - started };
+}
+
+/** Condense against a baseline of `baselineUsd` when Condense cost `withCondenseUsd`. */
+function saving(baselineUsd: number, withCondenseUsd: number): Saving {
+  return {
+    baselineUsd,
+    savedUsd: baselineUsd - withCondenseUsd,
+    savedPct: pct(baselineUsd - withCondenseUsd, baselineUsd),
+  };
+}
+
+/** Runs `run` on an embedded service of its own (data in `dataDir`, or in memory), closed after. */
+async function onOwnService<T>(
+  options: ReplayOptions,
+  dataDirOption: string | undefined,
+  run: (host: SingleProcessService) => Promise<T>,
+): Promise<T> {
+  const ownDir = dataDirOption === undefined;
+  const dataDir = dataDirOption ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
   // A throwaway database in memory, loaded migrated from a cached tarball instead of an initdb
   // (several seconds): no directory of thousands of files to copy in and remove again.
   const memoryDb = ownDir ? await openMigratedMemoryPglite(join(tmpdir(), "condense-pglite-templates")) : undefined;
@@ -219,8 +253,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     throw err;
   });
   try {
-    // The service's start counts in the replay's time.
-    return { ...(await replayOn(host, session, options, "")), durationMs: Date.now() - started };
+    return await run(host);
   } finally {
     await host.close().catch(() => {});
     await memoryDb?.close().catch(() => {});
@@ -541,14 +574,6 @@ async function replayOn(
         flushes: o.flushes.requested,
       };
     }
-    // "As recorded": where the host compacted, a second replay whose client follows the host's
-    // context (the flushes it decides there are the ones a client on that host would have made).
-    let onRecorded = { tally: { ...condensedMeter.tally }, summarizerUsd };
-    if (!followHost && !forced && session.compactions.length > 0) {
-      const { onProgress: _quiet, ...same } = options;
-      const h = await replayOn(host, session, { ...same, replayOracle: false, followHostCompactions: true }, "-host");
-      onRecorded = { tally: { ...h.cost.condensed }, summarizerUsd: h.cost.summarizerUsd };
-    }
     const oracle: OracleReport = {
       noneUsd: none.costUsd,
       policyUsd: byPolicy.costUsd,
@@ -567,11 +592,6 @@ async function replayOn(
     const last = calls[calls.length - 1];
     const captures = (status.captures ?? {}) as Record<string, number>;
     const condensedUsd = policyUsd;
-    const saving = (baselineUsd: number, withCondenseUsd = condensedUsd): Saving => ({
-      baselineUsd,
-      savedUsd: baselineUsd - withCondenseUsd,
-      savedPct: pct(baselineUsd - withCondenseUsd, baselineUsd),
-    });
     const savedUsd = rawMeter.tally.costUsd - condensedUsd;
     return {
       file: session.file,
@@ -611,10 +631,11 @@ async function replayOn(
         summarizerUsd,
         savedUsd,
         savedPct: pct(savedUsd, rawMeter.tally.costUsd),
-        vsNoCompaction: saving(rawMeter.tally.costUsd),
-        condensedOnRecorded: onRecorded.tally,
-        summarizerOnRecordedUsd: onRecorded.summarizerUsd,
-        vsRecorded: saving(recordedMeter.tally.costUsd, onRecorded.tally.costUsd + onRecorded.summarizerUsd),
+        vsNoCompaction: saving(rawMeter.tally.costUsd, condensedUsd),
+        // Replaced by the replay on the host's context where the host compacted (replaySession).
+        condensedOnRecorded: { ...condensedMeter.tally },
+        summarizerOnRecordedUsd: summarizerUsd,
+        vsRecorded: saving(recordedMeter.tally.costUsd, condensedUsd),
       },
       flushAtCalls,
       oracle,

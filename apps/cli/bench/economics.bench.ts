@@ -3,7 +3,8 @@
  * ../shared/data/sessions plus the README's sample, printing the cost table of docs/benchmarks.md:
  * cost saved against no compaction and against the session as recorded (its host compactions
  * applied), the oracle's best schedule replayed the same way and the policy's share of it (also in the
- * oracle's turn model), and the `eager` policy under the same cost model.
+ * oracle's turn model), and the `eager` policy under the same cost model. `--help` for the session
+ * filter.
  */
 import { existsSync, readdirSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -11,6 +12,15 @@ import { loadSession } from "../src/replay/load-session.ts";
 import { priceOf } from "../src/replay/price-model.ts";
 import { replaySession } from "../src/replay/replay-session.ts";
 
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  console.log(`usage: pnpm bench:economics [substring ...]
+
+Replays every session in ../shared/data/sessions (pi/ and other/) plus examples/sample-session.jsonl
+with default settings and prints one table row per session. With arguments, only the sessions whose
+file name contains one of them, e.g. \`pnpm bench:economics pydicom gjc_02 sample\`. The replay is
+deterministic: a table can be assembled from runs over disjoint subsets.`);
+  process.exit(0);
+}
 const root = join(import.meta.dirname, "../../..");
 const shared = join(root, "../shared/data/sessions");
 const files: string[] = [];
@@ -20,8 +30,7 @@ for (const dir of ["pi", "other"]) {
 }
 if (files.length === 0) console.error(`note: ${shared} is absent; only the sample is replayed`);
 files.push(join(root, "examples/sample-session.jsonl"));
-// Optional arguments: only the sessions whose file name contains one of them (the replay is
-// deterministic, so a table can be assembled from runs over disjoint subsets).
+// Optional arguments: only the sessions whose file name contains one of them (--help).
 const only = process.argv.slice(2);
 const selected = only.length === 0 ? files : files.filter((f) => only.some((o) => basename(f).includes(o)));
 

@@ -5,7 +5,7 @@
  * `compacted` items) and reads the context right after it, so that request c of the recorded session
  * is that context followed by the full-history messages that came after the compaction.
  */
-import { isSummaryMessage, isToolResult, readAnySession, type AgentMessage } from "@condense/core";
+import { readAnySession, type AgentMessage } from "@condense/core";
 
 export interface HostCompaction {
   /** Full-history messages before the compaction. */
@@ -47,38 +47,4 @@ export function recordedContext(
   let c: HostCompaction | undefined;
   for (const x of compactions) if (x.fullCount <= raw.length) c = x;
   return c ? [...c.context, ...raw.slice(c.fullCount)] : raw;
-}
-
-/** The raw messages' identity (role, timestamp, tool-call id), shared by a raw message and its rendering. */
-const keyOf = (m: AgentMessage) =>
-  isToolResult(m) ? `r:${m.toolCallId}:${m.timestamp ?? ""}` : `${m.role}:${m.timestamp ?? ""}`;
-
-/**
- * What Condense would have sent on top of the host's compactions: the host's compacted context,
- * then Condense's render of the messages after the compaction point (the render's messages are
- * matched to the raw ones by identity; a summary is kept when the first result it covers is kept).
- * Before the first compaction it is the render itself.
- */
-export function recordedRender(
-  raw: readonly AgentMessage[],
-  rendered: readonly AgentMessage[],
-  compactions: readonly HostCompaction[],
-): readonly AgentMessage[] {
-  let c: HostCompaction | undefined;
-  for (const x of compactions) if (x.fullCount <= raw.length) c = x;
-  if (!c) return rendered;
-  const kept = new Set<string>();
-  const keptCalls = new Set<string>();
-  for (const m of raw.slice(c.fullCount)) {
-    kept.add(keyOf(m));
-    if (isToolResult(m)) keptCalls.add(m.toolCallId);
-  }
-  const tail = rendered.filter((m) => {
-    if (isSummaryMessage(m)) {
-      const refs = (m.details as { toolCallRefs?: { toolCallId?: string }[] } | undefined)?.toolCallRefs;
-      return keptCalls.has(String(refs?.[0]?.toolCallId));
-    }
-    return kept.has(keyOf(m));
-  });
-  return [...c.context, ...tail];
 }

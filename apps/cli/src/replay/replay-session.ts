@@ -19,8 +19,10 @@ import {
   createSizeMemo,
   isAssistant,
   isToolResult,
+  occurrenceKeysOf,
   optimalSchedule,
   scheduleCost,
+  summariesOnBranch,
   tokensOfChars,
   toolCallsOf,
   type AgentMessage,
@@ -30,7 +32,7 @@ import { startSingleProcessService, type SingleProcessService } from "@condense/
 import { CacheCostMeter, type CacheTally } from "./cache-cost.ts";
 import type { LoadedSession } from "./load-session.ts";
 import { scheduleSessionOf } from "./oracle-input.ts";
-import { recordedContext, recordedRender } from "./recorded-baseline.ts";
+import { recordedContext } from "./recorded-baseline.ts";
 import { pairingViolations } from "./pairing-check.ts";
 import type { ModelPrice } from "./price-model.ts";
 import { summaryMessage } from "./summary-messages.ts";
@@ -60,6 +62,13 @@ export interface ReplayOptions {
    * would be (landing a request later inside the agent's loop, before the next prompt after a reply).
    */
   flushSchedule?: readonly number[];
+  /**
+   * Internal (the "as recorded" replay): the client is driven on the context the host actually sent.
+   * At each host compaction the branch becomes the host's compacted context, the client is told the
+   * next request is cold (`markCold("host-compaction")`, as the pi extension does on
+   * `session_compact`), and every request is billed against what the host sent, not the full history.
+   */
+  followHostCompactions?: boolean;
 }
 
 export interface ReplayProgress {
@@ -147,8 +156,14 @@ export interface ReplayResult {
     recorded: CacheTally;
     hostCompactions: number;
     condensed: CacheTally;
-    /** Condense applied on top of the host's compactions (what is compared against "as recorded"). */
+    /**
+     * Condense on top of the host's compactions (what is compared against "as recorded"): a second
+     * replay whose client saw the host's compacted context after each compaction and decided its
+     * flushes there; the same as `condensed` when the host never compacted.
+     */
     condensedOnRecorded: CacheTally;
+    /** That replay's summarizer bill (included in `vsRecorded`). */
+    summarizerOnRecordedUsd: number;
     summarizerUsd: number;
     /** Against no compaction (kept under these names for existing readers). */
     savedUsd: number;
@@ -189,8 +204,42 @@ const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / who
 
 export async function replaySession(session: LoadedSession, options: ReplayOptions): Promise<ReplayResult> {
   const started = Date.now();
-  const ownDir = options.dataDir === undefined;
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
+  const result = await onOwnService(options, options.dataDir, (host) => replayOn(host, session, options, ""));
+  // "As recorded": where the host compacted, a second replay whose client follows the host's context
+  // (the flushes it decides there are the ones a client on that host would have made). On a service
+  // of its own: a second session on the same service finds the first one's captures (content dedup)
+  // and is not the replay of a client that saw only the host's context.
+  if (session.compactions.length > 0 && !options.flushSchedule && !options.followHostCompactions) {
+    const { onProgress: _quiet, dataDir: _own, ...same } = options;
+    const h = await onOwnService(options, undefined, (host) =>
+      replayOn(host, session, { ...same, replayOracle: false, followHostCompactions: true }, "-host"),
+    );
+    const c = result.cost;
+    c.condensedOnRecorded = { ...h.cost.condensed };
+    c.summarizerOnRecordedUsd = h.cost.summarizerUsd;
+    c.vsRecorded = saving(c.recorded.costUsd, h.cost.condensed.costUsd + h.cost.summarizerUsd);
+  }
+  // The services' starts count in the replay's time.
+  return { ...result, durationMs: Date.now() - started };
+}
+
+/** Condense against a baseline of `baselineUsd` when Condense cost `withCondenseUsd`. */
+function saving(baselineUsd: number, withCondenseUsd: number): Saving {
+  return {
+    baselineUsd,
+    savedUsd: baselineUsd - withCondenseUsd,
+    savedPct: pct(baselineUsd - withCondenseUsd, baselineUsd),
+  };
+}
+
+/** Runs `run` on an embedded service of its own (data in `dataDir`, or in memory), closed after. */
+async function onOwnService<T>(
+  options: ReplayOptions,
+  dataDirOption: string | undefined,
+  run: (host: SingleProcessService) => Promise<T>,
+): Promise<T> {
+  const ownDir = dataDirOption === undefined;
+  const dataDir = dataDirOption ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
   // A throwaway database in memory, loaded migrated from a cached tarball (made at install, or in a
   // child process) instead of an initdb: no directory of thousands of files to copy in and remove again.
   const memoryDb = ownDir ? await openMigratedMemoryPglite(templateCacheDirs()) : undefined;
@@ -204,8 +253,7 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
     throw err;
   });
   try {
-    // The service's start counts in the replay's time.
-    return { ...(await replayOn(host, session, options, "")), durationMs: Date.now() - started };
+    return await run(host);
   } finally {
     await host.close().catch(() => {});
     await memoryDb?.close().catch(() => {});
@@ -231,6 +279,7 @@ async function replayOn(
   const contextWindow = options.contextWindow ?? options.price.contextWindow;
   const flushTimeoutMs = options.flushTimeoutMs ?? 120_000;
   const messages = session.messages;
+  const followHost = options.followHostCompactions === true;
   const totalCalls = messages.filter(isAssistant).length;
 
   let clock = messages[0]?.timestamp ?? Date.now();
@@ -264,8 +313,6 @@ async function replayOn(
     const rawMeter = new CacheCostMeter(options.price, ttlMs);
     const recordedMeter = new CacheCostMeter(options.price, ttlMs);
     const condensedMeter = new CacheCostMeter(options.price, ttlMs);
-    // Condense applied on top of what the host sent after its compactions: the as-recorded comparison.
-    const condensedRecordedMeter = new CacheCostMeter(options.price, ttlMs);
     const recordedMemo = createSizeMemo();
     const sentMeter = new CacheCostMeter(options.price, ttlMs);
     const shadowMismatches: number[] = [];
@@ -282,17 +329,31 @@ async function replayOn(
     let turnIndex = 0;
     let lastCondensedTokens: number | null = null;
     let landing = false;
+    let compactionsApplied = 0;
+    // The context the baseline sent for the current full-history prefix `raw`: the full history, or,
+    // when following the host, what the host sent (its compacted context, then what came after).
+    const baseline = (): readonly AgentMessage[] => (followHost ? recordedContext(raw, session.compactions) : raw);
 
-    const deliver = (c: CondenseClient) => {
+    const deliver = (c: CondenseClient, final = false) => {
       // pi delivers an extension's message after the running tool batch, never between a call and its
       // result: while the branch ends in a batch some of whose calls have no result yet (a recorded
-      // request made mid-batch), the summaries wait for the next request.
-      if (openBatchAtEnd(branch)) return;
-      for (const s of [...c.state.summaries, ...c.stagedSummaries]) {
-        if (delivered.has(s.id)) continue;
+      // request made mid-batch), the summaries wait for the next request. The oracle's final render
+      // is made once, after the last request: a session that ends on an unanswered call (a SWE-agent
+      // `submit`) gets its summaries in front of that batch, or no turn would ever look condensed.
+      const open = openBatchAtEnd(branch);
+      if (open && !final) return;
+      let at = branch.length;
+      if (open) while (at > 0 && !isAssistant(branch[at - 1])) at--;
+      if (open) at--;
+      const fresh: AgentMessage[] = [];
+      // As the extension does: only the summaries that cover a result the agent's context holds (after
+      // a host compaction, a summary of work the host dropped is not delivered).
+      const undelivered = [...c.state.summaries, ...c.stagedSummaries].filter((s) => !delivered.has(s.id));
+      for (const s of summariesOnBranch(undelivered, occurrenceKeysOf(branch))) {
         delivered.add(s.id);
-        branch.push(summaryMessage(s, clock));
+        fresh.push(summaryMessage(s, clock));
       }
+      branch.splice(at, 0, ...fresh);
     };
 
     const modelCall = (c: CondenseClient) => {
@@ -303,26 +364,21 @@ async function replayOn(
       // In shadow mode the request sent is `out.messages` (the raw context) and the saving is measured
       // on what would have been sent.
       const rendered = out.shadow ?? out.messages;
+      const base = baseline();
       if (out.shadow) {
         sentMeter.request(out.messages, arrayChars(out.messages, rawMemo), clock);
-        if (JSON.stringify(out.messages) !== JSON.stringify(raw)) {
+        if (JSON.stringify(out.messages) !== JSON.stringify(base)) {
           shadowMismatches.push(calls.length + 1);
         }
       }
-      for (const v of pairingViolations(rendered, raw))
+      for (const v of pairingViolations(rendered, base))
         if (violations.length < 50) violations.push(`call ${calls.length + 1}: ${v}`);
-      const rawChars = arrayChars(raw, rawMemo);
+      const rawChars = arrayChars(base, rawMemo);
       const renderedChars = arrayChars(rendered);
-      rawMeter.request(raw, rawChars, clock);
+      rawMeter.request(base, rawChars, clock);
       const recorded = recordedContext(raw, session.compactions);
       recordedMeter.request(recorded, recorded === raw ? rawChars : arrayChars(recorded, recordedMemo), clock);
       lastCall = condensedMeter.request(rendered, renderedChars, clock);
-      const onRecorded = recordedRender(raw, rendered, session.compactions);
-      condensedRecordedMeter.request(
-        onRecorded,
-        onRecorded === rendered ? renderedChars : arrayChars(onRecorded),
-        clock,
-      );
       // What the provider reports is what was sent: in shadow mode, the raw request.
       if (out.shadow) lastCall = sentMeter.perCall[sentMeter.perCall.length - 1]!;
       const sample: CallSample = {
@@ -392,6 +448,24 @@ async function replayOn(
     for (let i = 0; i < messages.length; ) {
       const m = messages[i]!;
       clock = Math.max(clock, m.timestamp ?? clock);
+      // Following the host: where it compacted, the agent's branch is what the host continued with.
+      while (followHost && compactionsApplied < session.compactions.length) {
+        const hc = session.compactions[compactionsApplied]!;
+        if (hc.fullCount > raw.length) break;
+        compactionsApplied++;
+        if (landing) {
+          landing = false;
+          await awaitFlush(client);
+        }
+        branch.length = 0;
+        branch.push(...hc.context);
+        // The host's compaction runs between two requests: the next one is cold anyway.
+        if (client.markCold("host-compaction", () => branch).flush) {
+          flushAtCalls.push(calls.length);
+          policyTurns.push(calls.length - 1);
+          await awaitFlush(client);
+        }
+      }
       if (!isAssistant(m)) {
         branch.push(m);
         raw.push(m);
@@ -410,7 +484,6 @@ async function replayOn(
       raw.push(m);
       rawMeter.output(m);
       recordedMeter.output(m);
-      condensedRecordedMeter.output(m);
       const outTokens = condensedMeter.output(m);
       outputs.push(outTokens);
       const atMessageEnd = client.messageEnd(m, () => branch, usage(), simulatedUsage(lastCall, outTokens));
@@ -456,7 +529,7 @@ async function replayOn(
     // The oracle's summaries: every turn flushed once more after the last request (not billed), and
     // the branch rendered with them.
     if (client.flushNow(branch).flush) await awaitFlush(client, false);
-    deliver(client);
+    deliver(client, true);
     client.applyPending(branch);
     const finalRendered = client.render(branch).messages;
     for (let k = 0; k < calls.length; k++) {
@@ -519,11 +592,6 @@ async function replayOn(
     const last = calls[calls.length - 1];
     const captures = (status.captures ?? {}) as Record<string, number>;
     const condensedUsd = policyUsd;
-    const saving = (baselineUsd: number, withCondenseUsd = condensedUsd): Saving => ({
-      baselineUsd,
-      savedUsd: baselineUsd - withCondenseUsd,
-      savedPct: pct(baselineUsd - withCondenseUsd, baselineUsd),
-    });
     const savedUsd = rawMeter.tally.costUsd - condensedUsd;
     return {
       file: session.file,
@@ -563,9 +631,11 @@ async function replayOn(
         summarizerUsd,
         savedUsd,
         savedPct: pct(savedUsd, rawMeter.tally.costUsd),
-        vsNoCompaction: saving(rawMeter.tally.costUsd),
-        condensedOnRecorded: { ...condensedRecordedMeter.tally },
-        vsRecorded: saving(recordedMeter.tally.costUsd, condensedRecordedMeter.tally.costUsd + summarizerUsd),
+        vsNoCompaction: saving(rawMeter.tally.costUsd, condensedUsd),
+        // Replaced by the replay on the host's context where the host compacted (replaySession).
+        condensedOnRecorded: { ...condensedMeter.tally },
+        summarizerOnRecordedUsd: summarizerUsd,
+        vsRecorded: saving(recordedMeter.tally.costUsd, condensedUsd),
       },
       flushAtCalls,
       oracle,

@@ -46,26 +46,31 @@ export function headline(r: ReplayResult): string[] {
     if (x.savedUsd >= 0) continue;
     const recorded = name === "as recorded";
     out.push(
-      `why it cost more than ${name}: ${whyNegative(r, recorded ? c.recorded : c.raw, recorded ? c.condensedOnRecorded : c.condensed)}`,
+      `why it cost more than ${name}: ${whyNegative(r, recorded ? c.recorded : c.raw, recorded ? c.condensedOnRecorded : c.condensed, recorded ? c.summarizerOnRecordedUsd : c.summarizerUsd)}`,
     );
   }
   return out;
 }
 
 /** A negative result, explained from the tallies: what Condense wrote and what it read. */
-function whyNegative(r: ReplayResult, base: ReplayResult["cost"]["raw"], c: ReplayResult["cost"]["raw"]): string {
+function whyNegative(
+  r: ReplayResult,
+  base: ReplayResult["cost"]["raw"],
+  c: ReplayResult["cost"]["raw"],
+  summarizerUsd: number,
+): string {
   const extraWrites = c.cacheWriteTokens - base.cacheWriteTokens;
   const savedReads = base.cacheReadTokens - c.cacheReadTokens;
   if (extraWrites > 0) {
     return (
       `the flushes rewrote ${n(extraWrites)} more cache tokens than the baseline wrote, and saved ${n(savedReads)} cache reads; ` +
       `a written token costs many reads (Sonnet 4.5: 12.5), so too few requests followed each flush to repay its rewrite` +
-      (r.summarizer.costUsd > 0 ? `; the summarizer added ${usd(r.summarizer.costUsd)}` : "")
+      (summarizerUsd > 0 ? `; the summarizer added ${usd(summarizerUsd)}` : "")
     );
   }
   if (r.cost.hostCompactions > 0)
     return `the host's own compactions had already taken out what Condense's flushes reclaim, so they saved less than they cost`;
-  return `the summarizer's bill (${usd(r.summarizer.costUsd)}) exceeded what the flushes saved`;
+  return `the summarizer's bill (${usd(summarizerUsd)}) exceeded what the flushes saved`;
 }
 
 export function renderTextReport(r: ReplayResult): string {

@@ -1,45 +1,90 @@
 /**
- * `getStateDelta`: every state row a client has not seen, as the core `StateDelta` wire shape, in ONE
- * statement (state-delta.sql.ts): the session's version and, in the same snapshot, the rows of every
- * state table with since < version <= that version (and the skipped captures a commit in the window
- * settled). A replay syncs after every flush, and this was 7 statements per sync (a session read, then
- * six table reads), most of a replay's statements on PGlite.
+ * `getStateDelta`: every state row a client has not seen, as the core `StateDelta` wire shape.
+ * The session version is read first; a commit writes its rows and the version bump atomically, so
+ * rows with since < version <= that version are exactly the committed changes in between. Cross-table:
+ * it reads every state table (and the skipped captures a commit settled) at once.
  */
-import { STATE_DELTA_FORMAT, type StateDelta, type SummarizerStats } from "@condense/core";
+import { and, asc, eq, gt, lte } from "drizzle-orm";
+import { STATE_DELTA_FORMAT, type StateDelta } from "@condense/core";
 import type { Db } from "../client.ts";
-import { num, runStatement } from "../statement.ts";
+import {
+  captures,
+  chains,
+  dedupAliases,
+  flushRequests,
+  frontiers,
+  sessions,
+  summaries,
+  toolCallRecords,
+} from "../schema/index.ts";
+import type { SessionKey } from "./sessions.ts";
 import { chainFromRow } from "./chains.ts";
 import { aliasFromRow } from "./dedup-aliases.ts";
 import { frontierFromRow } from "./frontiers.ts";
-import type { SessionKey } from "./sessions.ts";
-import { STATE_DELTA } from "./state-delta.sql.ts";
 import { summaryFromRow } from "./summaries.ts";
 import { recordFromRow } from "./tool-call-records.ts";
-
-type Images<F extends (row: never) => unknown> = Parameters<F>[0][];
 
 /**
  * null when the session does not exist (for this tenant). A `since` beyond the current version (a
  * client whose mirror outlived the data) gets a full snapshot (fromVersion 0) so it can resync.
  */
 export async function getStateDelta(db: Db, input: SessionKey & { since: number }): Promise<StateDelta | null> {
-  const [row] = await runStatement(db, STATE_DELTA, input);
-  if (!row) return null;
-  const since = num(row.since);
+  const { tenantId, sessionId } = input;
+  const [session] = await db
+    .select({ version: sessions.version, stats: sessions.stats, statsVersion: sessions.statsVersion })
+    .from(sessions)
+    .where(and(eq(sessions.tenantId, tenantId), eq(sessions.sessionId, sessionId)));
+  if (!session) return null;
+  const to = session.version;
+  const since = input.since > to || input.since < 0 ? 0 : Math.floor(input.since);
+  const window = <
+    T extends typeof toolCallRecords | typeof summaries | typeof dedupAliases | typeof chains | typeof frontiers,
+  >(
+    t: T,
+  ) => and(eq(t.tenantId, tenantId), eq(t.sessionId, sessionId), gt(t.version, since), lte(t.version, to));
+
+  const [records, summaryRows, aliasRows, chainRows, frontierRows, settledRows] = await Promise.all([
+    db.select().from(toolCallRecords).where(window(toolCallRecords)).orderBy(asc(toolCallRecords.seq)),
+    db.select().from(summaries).where(window(summaries)).orderBy(asc(summaries.seq)),
+    db.select().from(dedupAliases).where(window(dedupAliases)).orderBy(asc(dedupAliases.seq)),
+    db.select().from(chains).where(window(chains)).orderBy(asc(chains.seq)),
+    db.select().from(frontiers).where(window(frontiers)),
+    // Skipped captures belong to the version of the commit that settled them (their flush request's).
+    db
+      .select({ key: captures.occurrenceKey })
+      .from(flushRequests)
+      .innerJoin(
+        captures,
+        and(
+          eq(captures.tenantId, flushRequests.tenantId),
+          eq(captures.sessionId, flushRequests.sessionId),
+          eq(captures.settledBy, flushRequests.id),
+          eq(captures.status, "skipped"),
+        ),
+      )
+      .where(
+        and(
+          eq(flushRequests.tenantId, tenantId),
+          eq(flushRequests.sessionId, sessionId),
+          gt(flushRequests.committedVersion, since),
+          lte(flushRequests.committedVersion, to),
+        ),
+      )
+      .orderBy(asc(captures.seq)),
+  ]);
   const delta: StateDelta = {
     format: STATE_DELTA_FORMAT,
     fromVersion: since,
-    toVersion: num(row.version),
-    records: (row.records as Images<typeof recordFromRow>).map(recordFromRow),
-    summaries: (row.summaries as Images<typeof summaryFromRow>).map(summaryFromRow),
-    aliases: (row.aliases as Images<typeof aliasFromRow>).map(aliasFromRow),
-    chains: (row.chains as Images<typeof chainFromRow>).map(chainFromRow),
+    toVersion: to,
+    records: records.map(recordFromRow),
+    summaries: summaryRows.map(summaryFromRow),
+    aliases: aliasRows.map(aliasFromRow),
+    chains: chainRows.map(chainFromRow),
   };
-  const frontier = row.frontier as Parameters<typeof frontierFromRow>[0] | null;
+  const frontier = frontierRows[0];
   if (frontier) delta.frontier = frontierFromRow(frontier);
   else if (since === 0) delta.frontier = null;
-  if (since === 0 || num(row.stats_version) > since) delta.stats = row.stats as SummarizerStats;
-  const settled = row.settled as string[];
-  if (settled.length > 0) delta.settled = settled;
+  if (since === 0 || session.statsVersion > since) delta.stats = session.stats;
+  if (settledRows.length > 0) delta.settled = settledRows.map((r) => r.key);
   return delta;
 }

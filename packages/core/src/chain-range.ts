@@ -42,23 +42,30 @@ function slotOf(ts: Float64Array, t: number): number {
   return lo < ts.length && ts[lo] === t ? lo : -1;
 }
 
-/** Where, and how often, one resolution met each boundary of one kind (one slot per sorted timestamp). */
-class Tally {
+/**
+ * Where, and how often, one resolution met each boundary of one kind (one slot per sorted timestamp).
+ * A plain record built per `resolve`, not a class instance: V8 deoptimizes code that constructs class
+ * instances on every memory-reducing full GC (an idle host gets those), and this runs on every render.
+ */
+interface Tally {
+  readonly ts: Float64Array;
   readonly at: Int32Array;
   readonly count: Int32Array;
-  constructor(readonly ts: Float64Array) {
-    this.at = new Int32Array(ts.length).fill(-1);
-    this.count = new Int32Array(ts.length);
-  }
-  meet(k: number, i: number): void {
-    this.at[k] = i;
-    this.count[k]!++;
-  }
-  /** The one position `t` was met at, or -1 when it was met never or more than once. */
-  only(t: number): number {
-    const k = slotOf(this.ts, t);
-    return k >= 0 && this.count[k] === 1 ? this.at[k]! : -1;
-  }
+}
+
+function newTally(ts: Float64Array): Tally {
+  return { ts, at: new Int32Array(ts.length).fill(-1), count: new Int32Array(ts.length) };
+}
+
+function meet(tally: Tally, k: number, i: number): void {
+  tally.at[k] = i;
+  tally.count[k]!++;
+}
+
+/** The one position `t` was met at, or -1 when it was met never or more than once. */
+function onlyAt(tally: Tally, t: number): number {
+  const k = slotOf(tally.ts, t);
+  return k >= 0 && tally.count[k] === 1 ? tally.at[k]! : -1;
 }
 
 const hasFinal = (e: RangeBoundaries): e is RangeBoundaries & { finalAssistantTimestamp: number } =>
@@ -134,8 +141,8 @@ export class RangeResolver {
 
   /** Every entry's range over `read`, in the entries' order (null = unresolved); see `resolveReadRanges`. */
   resolve(read: BoundaryReading, notAStart?: (i: number) => boolean): (ResolvedRange | null)[] {
-    const starts = new Tally(this.starts);
-    const ends = new Tally(this.ends);
+    const starts = newTally(this.starts);
+    const ends = newTally(this.ends);
     if (this.ends.length > 0) {
       const { roles, timestamps } = read;
       for (let i = 0; i < roles.length; i++) {
@@ -144,18 +151,18 @@ export class RangeResolver {
         const ts = timestamps[i]!;
         if (role === Boundary.ASSISTANT) {
           const k = slotOf(this.ends, ts);
-          if (k >= 0) ends.meet(k, i);
+          if (k >= 0) meet(ends, k, i);
         } else {
           const k = slotOf(this.starts, ts);
-          if (k >= 0 && !notAStart?.(i)) starts.meet(k, i);
+          if (k >= 0 && !notAStart?.(i)) meet(starts, k, i);
         }
       }
     }
     const ranges: (ResolvedRange | null)[] = new Array(this.entries.length);
     for (let e = 0; e < this.entries.length; e++) {
       const entry = this.entries[e]!;
-      const start = hasFinal(entry) ? starts.only(entry.startUserTimestamp) : -1;
-      const end = hasFinal(entry) ? ends.only(entry.finalAssistantTimestamp) : -1;
+      const start = hasFinal(entry) ? onlyAt(starts, entry.startUserTimestamp) : -1;
+      const end = hasFinal(entry) ? onlyAt(ends, entry.finalAssistantTimestamp) : -1;
       ranges[e] = start >= 0 && end >= 0 && start < end ? { startIndex: start, endIndex: end } : null;
     }
     return ranges;

@@ -13,7 +13,7 @@
  * Applying the entries to already-rendered output changes nothing: the synthetic's presence
  * suppresses re-insertion, and nothing droppable remains inside.
  */
-import { Boundary } from "../chain-range.ts";
+import { Boundary, resolveWith } from "../chain-range.ts";
 import {
   overlapDiagnostic,
   rangeMismatchDiagnostic,
@@ -27,7 +27,7 @@ import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../
 import { firstTextPart, isChainSynthetic, Kind, UNREADABLE, type Rendering } from "./message-shape.ts";
 import { producedSize } from "./message-size.ts";
 import { report, type RenderContext } from "./render-context.ts";
-import { memoCopy, rangeResolver, type RenderMemo } from "./render-memo.ts";
+import { memoCopy, rangesOf, type RenderMemo } from "./render-memo.ts";
 import { anyRefCovered } from "./summary-refs.ts";
 
 interface Span {
@@ -162,7 +162,7 @@ function resolveSpans({ messages, kinds, timestamps }: Rendering, ctx: RenderCon
     if (kind === Kind.USER) roles[i] = Boundary.USER;
     else if (kind === Kind.ASSISTANT) roles[i] = Boundary.ASSISTANT;
   }
-  const ranges = rangeResolver(ctx.memo).resolve({ roles, timestamps }, (i) => isChainSynthetic(messages[i]));
+  const ranges = resolveWith(rangesOf(ctx.memo), { roles, timestamps }, (i) => isChainSynthetic(messages[i]));
   const spans: Span[] = [];
   chains.forEach((entry, order) => {
     const r = ranges[order];

@@ -154,11 +154,15 @@ function parent(roots: string[], rounds: number, only: readonly string[]): void 
     const order = roots.map((_, k) => k);
     if (round % 2 === 1) order.reverse();
     for (const k of order) {
-      const r = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, self, "--child", roots[k]!], {
-        encoding: "utf8",
-        maxBuffer: 1 << 26,
-        env: process.env,
-      });
+      const r = spawnSync(
+        process.execPath,
+        ["--expose-gc", ...process.execArgv, self, "--child", roots[k]!, only.join(",")],
+        {
+          encoding: "utf8",
+          maxBuffer: 1 << 26,
+          env: process.env,
+        },
+      );
       const line = r.stdout.split("\n").find((l) => l.startsWith("AB-RESULT "));
       if (!line) {
         process.stderr.write(r.stderr);
@@ -195,12 +199,12 @@ const args = process.argv.slice(2);
 const words = (list: string | undefined) => (list ?? "").split(",").filter((w) => w.length > 0);
 if (args[0] === "--child") await child(args[1]!, words(args[2]));
 else {
-  const valueOf = (flag: string) => {
+  const flagValue = (flag: string) => {
     const at = args.indexOf(flag);
     return at >= 0 ? args[at + 1] : undefined;
   };
-  const rounds = Number(valueOf("--rounds") ?? 3);
-  const only = words(valueOf("--cases"));
+  const rounds = Number(flagValue("--rounds") ?? 3);
+  const only = words(flagValue("--cases"));
   const roots = args
     .filter((a, k) => !a.startsWith("--") && !(k > 0 && ["--rounds", "--cases"].includes(args[k - 1]!)))
     .map((r) => resolve(r));

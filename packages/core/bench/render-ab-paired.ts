@@ -3,7 +3,7 @@
  * timed in alternating batches (order reversed every other round), so a load spike on this shared
  * machine lands on both. Quicker than `render-ab.ts` (no child per round, no forced GC per sample),
  * and what it shows is the render's own per-call cost; the forced GC before each batch also puts
- * each side through the code loss a memory-reducing GC causes (an idle host gets those).
+ * each side through the optimized code a forced full GC discards.
  *
  * Modes: warm (the same message objects), cold (a fresh structuredClone per render, made before the
  * batch), cold off (as cold, `measure: false`). Per case and mode: the median over rounds of each

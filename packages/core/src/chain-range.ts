@@ -45,7 +45,7 @@ function slotOf(ts: Float64Array, t: number): number {
 /**
  * Where, and how often, one resolution met each boundary of one kind (one slot per sorted timestamp).
  * A plain record built per `resolve`, not a class instance: V8 deoptimizes code that constructs class
- * instances on every memory-reducing full GC (an idle host gets those), and this runs on every render.
+ * instances on every forced full GC (Node 20, measured: docs/bench-log/2026-12-04-s12-render.md); this runs on every render.
  */
 interface Tally {
   readonly ts: Float64Array;

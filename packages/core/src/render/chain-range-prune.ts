@@ -50,7 +50,7 @@ const INSERT_AFTER = 4;
  * resultTimestamp: timestamps and ids side by side, kept sorted by timestamp (a host writes results
  * in time order, so sorting is normally never needed) and searched by bisection. A plain record per
  * render, not a class instance (see chain-range.ts's `Tally`: V8 drops code that constructs one on
- * every memory-reducing GC).
+ * every forced full GC).
  */
 interface DroppedOccurrences {
   ts: number[];

@@ -16,7 +16,9 @@
  *   amortized   what a render adds to pi's own clone: (time of N x [clone + render] - time of N x
  *               [clone]) / N, GC included wherever it lands. This is the figure a host pays per call.
  *
- * Run: `tsx packages/core/bench/render-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds 5]`.
+ * Run: `tsx packages/core/bench/render-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds 5]
+ * [--cases gjc_04,kimchi]`; `--cases` keeps the cases whose name contains one of the comma-separated
+ * words (quick iteration on a few sessions; the x4 / x8 cases are named after the largest session).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -34,7 +36,7 @@ const median = (xs: number[]) => {
   return s.length === 0 ? Number.NaN : s[(s.length - 1) >> 1]!;
 };
 
-async function child(root: string): Promise<void> {
+async function child(root: string, only: readonly string[]): Promise<void> {
   const load = (p: string) => import(pathToFileURL(resolve(root, p)).href);
   // The session finder moved to the shared test-support package; an older checkout has it under test/support.
   const firstPresent = (...paths: string[]) => paths.find((p) => existsSync(resolve(root, p))) ?? paths[0]!;
@@ -75,14 +77,20 @@ async function child(root: string): Promise<void> {
     return now() - t;
   }
 
+  // Only the sessions a kept case needs are read: a smaller heap makes each forced GC shorter.
+  const wanted = (name: string) => only.length === 0 || only.some((w) => name.includes(w));
+  const multiples = [4, 8].filter((k) => wanted(`${basename(LARGEST, ".jsonl")} x${k}`));
   const cases: [string, unknown[]][] = [];
-  let largest: unknown[] | null = null;
   for (const file of realSessionFiles("pi") as string[]) {
+    const name = basename(file, ".jsonl");
+    const isLargest = basename(file) === LARGEST && multiples.length > 0;
+    if (!wanted(name) && !isLargest) continue;
     const { messages } = readPiSession(readFileSync(file, "utf8"), { compaction: "ignore" });
-    cases.push([basename(file, ".jsonl"), messages]);
-    if (basename(file) === LARGEST) largest = messages;
+    if (wanted(name)) cases.push([name, messages]);
+    if (isLargest) for (const k of multiples) cases.push([`${name} x${k}`, concatenate(messages, k)]);
   }
-  if (largest) for (const k of [4, 8]) cases.push([`${basename(LARGEST, ".jsonl")} x${k}`, concatenate(largest, k)]);
+  // Cases in the order of a full run: the sessions, then the multiples of the largest.
+  cases.sort((a, b) => Number(a[0].includes(" x")) - Number(b[0].includes(" x")));
 
   const out: Result = {};
   for (const [name, messages] of cases) {
@@ -140,17 +148,21 @@ async function child(root: string): Promise<void> {
   process.stdout.write(`AB-RESULT ${JSON.stringify(out)}\n`);
 }
 
-function parent(roots: string[], rounds: number): void {
+function parent(roots: string[], rounds: number, only: readonly string[]): void {
   const runs: Result[][] = roots.map(() => []);
   for (let round = 0; round < rounds; round++) {
     const order = roots.map((_, k) => k);
     if (round % 2 === 1) order.reverse();
     for (const k of order) {
-      const r = spawnSync(process.execPath, ["--expose-gc", ...process.execArgv, self, "--child", roots[k]!], {
-        encoding: "utf8",
-        maxBuffer: 1 << 26,
-        env: process.env,
-      });
+      const r = spawnSync(
+        process.execPath,
+        ["--expose-gc", ...process.execArgv, self, "--child", roots[k]!, only.join(",")],
+        {
+          encoding: "utf8",
+          maxBuffer: 1 << 26,
+          env: process.env,
+        },
+      );
       const line = r.stdout.split("\n").find((l) => l.startsWith("AB-RESULT "));
       if (!line) {
         process.stderr.write(r.stderr);
@@ -184,11 +196,19 @@ function parent(roots: string[], rounds: number): void {
 }
 
 const args = process.argv.slice(2);
-if (args[0] === "--child") await child(args[1]!);
+const words = (list: string | undefined) => (list ?? "").split(",").filter((w) => w.length > 0);
+if (args[0] === "--child") await child(args[1]!, words(args[2]));
 else {
-  const at = args.indexOf("--rounds");
-  const rounds = at >= 0 ? Number(args[at + 1]) : 3;
-  const roots = args.filter((a, k) => !a.startsWith("--") && (at < 0 || k !== at + 1)).map((r) => resolve(r));
-  if (roots.length < 2) throw new Error("usage: render-ab.ts <checkout-a> <checkout-b> [...] [--rounds N]");
-  parent(roots, rounds);
+  const flagValue = (flag: string) => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const rounds = Number(flagValue("--rounds") ?? 3);
+  const only = words(flagValue("--cases"));
+  const roots = args
+    .filter((a, k) => !a.startsWith("--") && !(k > 0 && ["--rounds", "--cases"].includes(args[k - 1]!)))
+    .map((r) => resolve(r));
+  if (roots.length < 2)
+    throw new Error("usage: render-ab.ts <checkout-a> <checkout-b> [...] [--rounds N] [--cases word,word]");
+  parent(roots, rounds, only);
 }

@@ -42,23 +42,30 @@ function slotOf(ts: Float64Array, t: number): number {
   return lo < ts.length && ts[lo] === t ? lo : -1;
 }
 
-/** Where, and how often, one resolution met each boundary of one kind (one slot per sorted timestamp). */
-class Tally {
+/**
+ * Where, and how often, one resolution met each boundary of one kind (one slot per sorted timestamp).
+ * A plain record built per `resolve`, not a class instance: V8 deoptimizes code that constructs class
+ * instances on every forced full GC (Node 20, measured: docs/bench-log/2026-12-04-s12-render.md); this runs on every render.
+ */
+interface Tally {
+  readonly ts: Float64Array;
   readonly at: Int32Array;
   readonly count: Int32Array;
-  constructor(readonly ts: Float64Array) {
-    this.at = new Int32Array(ts.length).fill(-1);
-    this.count = new Int32Array(ts.length);
-  }
-  meet(k: number, i: number): void {
-    this.at[k] = i;
-    this.count[k]!++;
-  }
-  /** The one position `t` was met at, or -1 when it was met never or more than once. */
-  only(t: number): number {
-    const k = slotOf(this.ts, t);
-    return k >= 0 && this.count[k] === 1 ? this.at[k]! : -1;
-  }
+}
+
+function newTally(ts: Float64Array): Tally {
+  return { ts, at: new Int32Array(ts.length).fill(-1), count: new Int32Array(ts.length) };
+}
+
+function meet(tally: Tally, k: number, i: number): void {
+  tally.at[k] = i;
+  tally.count[k]!++;
+}
+
+/** The one position `t` was met at, or -1 when it was met never or more than once. */
+function onlyAt(tally: Tally, t: number): number {
+  const k = slotOf(tally.ts, t);
+  return k >= 0 && tally.count[k] === 1 ? tally.at[k]! : -1;
 }
 
 const hasFinal = (e: RangeBoundaries): e is RangeBoundaries & { finalAssistantTimestamp: number } =>
@@ -115,49 +122,59 @@ export function resolveReadRanges(
   entries: readonly RangeBoundaries[],
   notAStart?: (i: number) => boolean,
 ): (ResolvedRange | null)[] {
-  return new RangeResolver(entries).resolve(read, notAStart);
+  return resolveWith(rangeIndex(entries), read, notAStart);
 }
 
 /**
- * The resolver for one set of entries: their boundary timestamps are sorted once, when it is built, and
- * every `resolve` counts over its own tallies. A state's chains change only with the state, so the
- * render keeps one resolver per state version (in its memo) and resolves every render against it.
+ * One set of entries made ready to resolve: their boundary timestamps sorted once, when it is built.
+ * A state's chains change only with the state, so the render keeps one index per state version (in
+ * its memo) and resolves every render against it. A plain record, like the tallies.
  */
-export class RangeResolver {
-  private readonly starts: Float64Array;
-  private readonly ends: Float64Array;
-  constructor(readonly entries: readonly RangeBoundaries[]) {
-    const closed = entries.filter(hasFinal);
-    this.starts = sortedDistinct(closed.map((e) => e.startUserTimestamp));
-    this.ends = sortedDistinct(closed.map((e) => e.finalAssistantTimestamp));
-  }
+export interface RangeIndex {
+  readonly entries: readonly RangeBoundaries[];
+  readonly starts: Float64Array;
+  readonly ends: Float64Array;
+}
 
-  /** Every entry's range over `read`, in the entries' order (null = unresolved); see `resolveReadRanges`. */
-  resolve(read: BoundaryReading, notAStart?: (i: number) => boolean): (ResolvedRange | null)[] {
-    const starts = new Tally(this.starts);
-    const ends = new Tally(this.ends);
-    if (this.ends.length > 0) {
-      const { roles, timestamps } = read;
-      for (let i = 0; i < roles.length; i++) {
-        const role = roles[i];
-        if (role === Boundary.NONE) continue;
-        const ts = timestamps[i]!;
-        if (role === Boundary.ASSISTANT) {
-          const k = slotOf(this.ends, ts);
-          if (k >= 0) ends.meet(k, i);
-        } else {
-          const k = slotOf(this.starts, ts);
-          if (k >= 0 && !notAStart?.(i)) starts.meet(k, i);
-        }
+export function rangeIndex(entries: readonly RangeBoundaries[]): RangeIndex {
+  const closed = entries.filter(hasFinal);
+  return {
+    entries,
+    starts: sortedDistinct(closed.map((e) => e.startUserTimestamp)),
+    ends: sortedDistinct(closed.map((e) => e.finalAssistantTimestamp)),
+  };
+}
+
+/** Every entry's range over `read`, in the entries' order (null = unresolved); see `resolveReadRanges`. */
+export function resolveWith(
+  index: RangeIndex,
+  read: BoundaryReading,
+  notAStart?: (i: number) => boolean,
+): (ResolvedRange | null)[] {
+  const { entries } = index;
+  const starts = newTally(index.starts);
+  const ends = newTally(index.ends);
+  if (index.ends.length > 0) {
+    const { roles, timestamps } = read;
+    for (let i = 0; i < roles.length; i++) {
+      const role = roles[i];
+      if (role === Boundary.NONE) continue;
+      const ts = timestamps[i]!;
+      if (role === Boundary.ASSISTANT) {
+        const k = slotOf(index.ends, ts);
+        if (k >= 0) meet(ends, k, i);
+      } else {
+        const k = slotOf(index.starts, ts);
+        if (k >= 0 && !notAStart?.(i)) meet(starts, k, i);
       }
     }
-    const ranges: (ResolvedRange | null)[] = new Array(this.entries.length);
-    for (let e = 0; e < this.entries.length; e++) {
-      const entry = this.entries[e]!;
-      const start = hasFinal(entry) ? starts.only(entry.startUserTimestamp) : -1;
-      const end = hasFinal(entry) ? ends.only(entry.finalAssistantTimestamp) : -1;
-      ranges[e] = start >= 0 && end >= 0 && start < end ? { startIndex: start, endIndex: end } : null;
-    }
-    return ranges;
   }
+  const ranges: (ResolvedRange | null)[] = new Array(entries.length);
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!;
+    const start = hasFinal(entry) ? onlyAt(starts, entry.startUserTimestamp) : -1;
+    const end = hasFinal(entry) ? onlyAt(ends, entry.finalAssistantTimestamp) : -1;
+    ranges[e] = start >= 0 && end >= 0 && start < end ? { startIndex: start, endIndex: end } : null;
+  }
+  return ranges;
 }

@@ -13,7 +13,7 @@
  * Applying the entries to already-rendered output changes nothing: the synthetic's presence
  * suppresses re-insertion, and nothing droppable remains inside.
  */
-import { Boundary } from "../chain-range.ts";
+import { Boundary, resolveWith } from "../chain-range.ts";
 import {
   overlapDiagnostic,
   rangeMismatchDiagnostic,
@@ -27,7 +27,7 @@ import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../
 import { firstTextPart, isChainSynthetic, Kind, UNREADABLE, type Rendering } from "./message-shape.ts";
 import { producedSize } from "./message-size.ts";
 import { report, type RenderContext } from "./render-context.ts";
-import { memoCopy, rangeResolver, type RenderMemo } from "./render-memo.ts";
+import { memoCopy, rangesOf, type RenderMemo } from "./render-memo.ts";
 import { anyRefCovered } from "./summary-refs.ts";
 
 interface Span {
@@ -48,39 +48,39 @@ const INSERT_AFTER = 4;
 /**
  * The result occurrences the accepted spans dropped, for CAP-RENDER-15's exact match of refs with a
  * resultTimestamp: timestamps and ids side by side, kept sorted by timestamp (a host writes results
- * in time order, so sorting is normally never needed) and searched by bisection.
+ * in time order, so sorting is normally never needed) and searched by bisection. A plain record per
+ * render, not a class instance (see chain-range.ts's `Tally`: V8 drops code that constructs one on
+ * every forced full GC).
  */
-class DroppedOccurrences {
-  private ts: number[] = [];
-  private ids: string[] = [];
-  private sorted = true;
-  get size(): number {
-    return this.ts.length;
+interface DroppedOccurrences {
+  ts: number[];
+  ids: string[];
+  sorted: boolean;
+}
+
+function addDropped(d: DroppedOccurrences, ts: number, id: string): void {
+  if (d.ts.length > 0 && ts < d.ts[d.ts.length - 1]!) d.sorted = false;
+  d.ts.push(ts);
+  d.ids.push(id);
+}
+
+function hasDropped(d: DroppedOccurrences, ts: number, id: string): boolean {
+  if (!d.sorted) {
+    const order = d.ts.map((_, k) => k).sort((a, b) => d.ts[a]! - d.ts[b]!);
+    d.ts = order.map((k) => d.ts[k]!);
+    d.ids = order.map((k) => d.ids[k]!);
+    d.sorted = true;
   }
-  add(ts: number, id: string): void {
-    if (this.ts.length > 0 && ts < this.ts[this.ts.length - 1]!) this.sorted = false;
-    this.ts.push(ts);
-    this.ids.push(id);
+  const t = d.ts;
+  let lo = 0;
+  let hi = t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t[mid]! < ts) lo = mid + 1;
+    else hi = mid;
   }
-  has(ts: number, id: string): boolean {
-    if (!this.sorted) this.sort();
-    const t = this.ts;
-    let lo = 0;
-    let hi = t.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (t[mid]! < ts) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < t.length && t[k] === ts; k++) if (this.ids[k] === id) return true;
-    return false;
-  }
-  private sort(): void {
-    const order = this.ts.map((_, k) => k).sort((a, b) => this.ts[a]! - this.ts[b]!);
-    this.ts = order.map((k) => this.ts[k]!);
-    this.ids = order.map((k) => this.ids[k]!);
-    this.sorted = true;
-  }
+  for (let k = lo; k < t.length && t[k] === ts; k++) if (d.ids[k] === id) return true;
+  return false;
 }
 
 export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
@@ -94,7 +94,7 @@ export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
   const action = new Uint8Array(messages.length);
   const inserted = new Map<number, UserMessage>();
   const stripped = new Map<number, AssistantMessage>();
-  const dropped = new DroppedOccurrences();
+  const dropped: DroppedOccurrences = { ts: [], ids: [], sorted: true };
   const strip = cc.stripFinalAssistantThinking !== false;
   let changed = false;
   for (const span of accepted) {
@@ -162,7 +162,7 @@ function resolveSpans({ messages, kinds, timestamps }: Rendering, ctx: RenderCon
     if (kind === Kind.USER) roles[i] = Boundary.USER;
     else if (kind === Kind.ASSISTANT) roles[i] = Boundary.ASSISTANT;
   }
-  const ranges = rangeResolver(ctx.memo).resolve({ roles, timestamps }, (i) => isChainSynthetic(messages[i]));
+  const ranges = resolveWith(rangesOf(ctx.memo), { roles, timestamps }, (i) => isChainSynthetic(messages[i]));
   const spans: Span[] = [];
   chains.forEach((entry, order) => {
     const r = ranges[order];
@@ -207,7 +207,7 @@ function applySpan(
     const kind = kinds[i];
     if (kind === Kind.RESULT) {
       const ts = timestamps[i]!;
-      if (Number.isFinite(ts)) dropped.add(ts, (messages[i] as ToolResultMessage).toolCallId);
+      if (Number.isFinite(ts)) addDropped(dropped, ts, (messages[i] as ToolResultMessage).toolCallId);
     } else if (kind !== Kind.ASSISTANT && kind !== Kind.SUMMARY) continue;
     action[i] = DROP;
     any = true;
@@ -285,7 +285,7 @@ function dropCoveredSummaries(
 ): boolean {
   const { messages, kinds } = r;
   let bareIds: Set<string> | undefined;
-  const timed = (ts: number, id: string) => dropped.has(ts, id);
+  const timed = (ts: number, id: string) => hasDropped(dropped, ts, id);
   const bare = (id: string) => (bareIds ??= droppedBareIds(r, accepted)).has(id);
   let any = false;
   for (let i = 0; i < messages.length; i++) {

@@ -5,7 +5,7 @@
  * the same strings on every LLM call. The caller owns the memo (the client keeps one per applied
  * state); `pruneMessages` without one builds a fresh memo for that call alone.
  */
-import { RangeResolver } from "../chain-range.ts";
+import { rangeIndex, type RangeIndex } from "../chain-range.ts";
 import type { Diagnostic } from "../diagnostics.ts";
 import type { ToolResultMessage, UserMessage } from "../messages.ts";
 import { protectionRules, type ProtectionRules } from "../protection.ts";
@@ -46,8 +46,8 @@ export interface RenderMemo {
    * input's length before a pass).
    */
   readonly plannedAt: (PlannedAt | undefined)[];
-  /** The state's chain boundaries, sorted once (`rangeResolver`). */
-  ranges: RangeResolver | null;
+  /** The state's chain boundaries, sorted once (`rangesOf`). */
+  ranges: RangeIndex | null;
   /**
    * Copies this state's renders built from a host message (purged and thinking-stripped assistants),
    * by the message they were built from and what was changed, so a host that hands over the same
@@ -85,9 +85,9 @@ export function createRenderMemo(state: CondenseState): RenderMemo {
   };
 }
 
-/** The resolver of the state's chain ranges, built on first use. */
-export function rangeResolver(memo: RenderMemo): RangeResolver {
-  memo.ranges ??= new RangeResolver(memo.state.chains);
+/** The range index of the state's chains, built on first use. */
+export function rangesOf(memo: RenderMemo): RangeIndex {
+  memo.ranges ??= rangeIndex(memo.state.chains);
   return memo.ranges;
 }
 

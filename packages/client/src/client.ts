@@ -45,7 +45,7 @@ export interface CondenseClientOptions {
   apiKey?: string;
   sessionId: string;
   settings?: unknown;
-  /** Embedded mode: the in-process service, or a factory started on first use. */
+  /** Embedded mode: the in-process service (the caller's: `close()` leaves it running, other sessions may share it), or a factory started on first use (closed with the client). */
   host?: CondenseHost | (() => Promise<CondenseHost>);
   /** Append-only spool of unacknowledged captures; survives a crash. */
   spoolPath?: string;

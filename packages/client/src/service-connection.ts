@@ -2,7 +2,8 @@
  * The client's connection to its service: the transport (a Condense API by URL, or an in-process or
  * local service resolved lazily from `host`, so creating a client never blocks and an embedded service
  * starts on first use), the summarizer hand-off to that service, and the version watch that keeps a
- * state mirror fresh over it. Closing it stops the watch and closes a host it started.
+ * state mirror fresh over it. Closing it stops the watch and closes a host it started (from a factory),
+ * never a host it was given.
  */
 import type { BackoffPolicy } from "./backoff.ts";
 import type { Emit } from "./client-events.ts";
@@ -124,7 +125,9 @@ export function connectService(
     async close() {
       closed = true;
       await watch?.close();
-      if (hostPromise) {
+      // Only a host this connection started (from the factory): a host passed in is the caller's, and
+      // other sessions may share it (an embedded service serving several clients).
+      if (hostPromise && typeof options.host === "function") {
         const h = await hostPromise.catch(() => null);
         await h?.close();
       }

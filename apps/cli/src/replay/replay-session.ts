@@ -206,9 +206,9 @@ export async function replaySession(session: LoadedSession, options: ReplayOptio
   const started = Date.now();
   const result = await onOwnService(options, options.dataDir, (host) => replayOn(host, session, options, ""));
   // "As recorded": where the host compacted, a second replay whose client follows the host's context
-  // (the flushes it decides there are the ones a client on that host would have made). On a service
-  // of its own: a second session on the same service finds the first one's captures (content dedup)
-  // and is not the replay of a client that saw only the host's context.
+  // (the flushes it decides there are the ones a client on that host would have made). On a throwaway
+  // service of its own, so a `dataDir` holds only the replay asked for. (Sessions on one service are
+  // isolated: the hang once seen here was the first client's close closing the shared service.)
   if (session.compactions.length > 0 && !options.flushSchedule && !options.followHostCompactions) {
     const { onProgress: _quiet, dataDir: _own, ...same } = options;
     const h = await onOwnService(options, undefined, (host) =>

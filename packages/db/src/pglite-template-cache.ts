@@ -17,6 +17,7 @@
  * cache directory that cannot be written (read-only, missing parent) is skipped for the next one.
  */
 import { spawn } from "node:child_process";
+import { processEnv } from "@condense/config";
 import {
   existsSync,
   mkdirSync,
@@ -157,7 +158,8 @@ function runBuilder(args: Record<string, unknown>, timeoutMs: number): Promise<v
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--input-type=module", "-e", BUILDER, "--", JSON.stringify(args)], {
       stdio: ["ignore", "ignore", "pipe"],
-      env: { ...process.env, NODE_OPTIONS: "" },
+      // This process's environment without its NODE_OPTIONS (a loader or a profiler meant for this process).
+      env: { ...processEnv(), NODE_OPTIONS: "" },
     });
     let stderr = "";
     child.stderr.on("data", (d: Buffer) => {

@@ -8,16 +8,10 @@ import { describe, expect, it } from "vitest";
 import type { CapturedBatch } from "@condense/core";
 import { BODY_PART_CHARS, planTravel, splitParts } from "../src/body-travel.ts";
 import { Outbox } from "../src/outbox.ts";
+import { oneCallBatch } from "@condense/test-support/captures";
 import { CondenseHttpError, type Transport } from "../src/transport.ts";
 
-const batch = (i: number, text: string): CapturedBatch => ({
-  turnIndex: i,
-  timestamp: 1000 + i,
-  assistantText: "",
-  toolCalls: [
-    { toolCallId: `c${i}`, toolName: "bash", args: {}, resultText: text, isError: false, resultTimestamp: 2000 + i },
-  ],
-});
+const batch = (i: number, text: string): CapturedBatch => oneCallBatch(i, text);
 
 describe("capture travel", () => {
   it("parts rebuild the text and never split a surrogate pair", () => {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CapturedBatch } from "@condense/core";
+import { oneCallBatch } from "@condense/test-support/captures";
 import type { BackoffPolicy } from "../src/backoff.ts";
 import { CaptureSpool } from "../src/capture-spool.ts";
 import type { FlushRequestBody } from "../src/flush-request.ts";
@@ -17,21 +18,7 @@ import { MERGE_MAX_BATCHES, MERGE_MAX_RESULT_CHARS, Outbox, type OutboxItem } fr
 import { createTransport } from "../src/transport.ts";
 import { startWireServer, until, type WireServer } from "./support/wire-server.ts";
 
-const batch = (i: number): CapturedBatch => ({
-  turnIndex: i,
-  timestamp: 1000 + i,
-  assistantText: "",
-  toolCalls: [
-    {
-      toolCallId: `c${i}`,
-      toolName: "bash",
-      args: { i },
-      resultText: `out ${i}`,
-      isError: false,
-      resultTimestamp: 2000 + i,
-    },
-  ],
-});
+const batch = (i: number): CapturedBatch => oneCallBatch(i, `out ${i}`, { i });
 const flushBody = { trigger: "manual" } as unknown as Omit<FlushRequestBody, "flushId">;
 /** An automatic flush request carrying the chains opened at these user timestamps. */
 const autoFlush = (trigger: string, ...chainStarts: number[]) =>

@@ -7,6 +7,7 @@
  */
 import type { AgentMessage } from "./messages.ts";
 import { isChainSynthetic } from "./render/message-shape.ts";
+import { lowerBound } from "./sorted-search.ts";
 import type { ChainEntry } from "./state-types.ts";
 
 export interface ResolvedRange {
@@ -32,13 +33,7 @@ function sortedDistinct(timestamps: readonly number[]): Float64Array {
 
 /** The slot of `t` in sorted `ts` by bisection, or -1 when `t` is not there (no map key built from it). */
 function slotOf(ts: Float64Array, t: number): number {
-  let lo = 0;
-  let hi = ts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ts[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = lowerBound(ts, t);
   return lo < ts.length && ts[lo] === t ? lo : -1;
 }
 

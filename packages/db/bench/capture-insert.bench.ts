@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { oneCallBatch } from "@condense/test-support/captures";
 import { createDb, ensureTenant, insertCaptures, migrateDb } from "../src/index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "condense-capture-insert-"));
@@ -14,21 +15,7 @@ const handle = await createDb(`pglite:${join(dir, "pglite")}`);
 await migrateDb(handle);
 await ensureTenant(handle.db, { id: "t" });
 const key = { tenantId: "t", sessionId: "s" };
-const batch = (i: number) => ({
-  turnIndex: i,
-  timestamp: 1000 + i,
-  assistantText: "",
-  toolCalls: [
-    {
-      toolCallId: `c${i}`,
-      toolName: "bash",
-      args: { i },
-      resultText: `out ${i} `.repeat(200),
-      isError: false,
-      resultTimestamp: 2000 + i,
-    },
-  ],
-});
+const batch = (i: number) => oneCallBatch(i, `out ${i} `.repeat(200), { i });
 async function run(from: number, n: number): Promise<{ wallMs: number; cpuMs: number }> {
   const cpu = process.cpuUsage();
   const t0 = performance.now();

@@ -22,6 +22,7 @@ import {
 } from "../diagnostics.ts";
 import { isObject, type AssistantMessage, type ToolResultMessage, type UserMessage } from "../messages.ts";
 import type { CondenseState } from "../state.ts";
+import { lowerBound } from "../sorted-search.ts";
 import type { ChainEntry } from "../state-types.ts";
 import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../texts.ts";
 import { firstTextPart, isChainSynthetic, Kind, UNREADABLE, type Rendering } from "./message-shape.ts";
@@ -72,14 +73,7 @@ function hasDropped(d: DroppedOccurrences, ts: number, id: string): boolean {
     d.sorted = true;
   }
   const t = d.ts;
-  let lo = 0;
-  let hi = t.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (t[mid]! < ts) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let k = lo; k < t.length && t[k] === ts; k++) if (d.ids[k] === id) return true;
+  for (let k = lowerBound(t, ts); k < t.length && t[k] === ts; k++) if (d.ids[k] === id) return true;
   return false;
 }
 

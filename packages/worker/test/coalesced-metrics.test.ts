@@ -5,6 +5,7 @@
  * when the covering run had nothing to write (an `empty` settle), and a late duplicate run of a
  * coalesced request adds no second row.
  */
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDeterministicSummarizer } from "@condense/summarizer";
 import { batch, call, capture, requestFlush, runRequest, T0 } from "./support/flush-fixtures.ts";
@@ -53,4 +54,26 @@ describe.each(testDbKinds())("coalesced flush requests get a metrics row (%s)", 
       ].sort(),
     );
   });
+
+  it.each(["empty", "committed"] as const)(
+    "a request made earlier in the same millisecond still counts as older (%s run)",
+    async (status) => {
+      // Stored timestamps have microseconds; a request read back into JS has milliseconds. With the
+      // older request 0.3 ms before the newest inside one millisecond, a comparison with the JS Date
+      // (cut to .000) calls it newer and leaves it queued, with no row.
+      const db = suite.db;
+      const session = `co-ms-${status}`;
+      if (status === "committed") await capture(db, session, [batch(0, [call("a", T0 + 1)])]);
+      const older = await requestFlush(db, session, { trigger: "budget" });
+      const newest = await requestFlush(db, session, { trigger: "manual" });
+      await db.execute(
+        sql`update flush_requests set requested_at = date_trunc('milliseconds', now()) + case when id = ${older.id}::uuid
+          then interval '300 microseconds' else interval '600 microseconds' end
+          where id in (${older.id}::uuid, ${newest.id}::uuid)`,
+      );
+      expect((await runRequest(db, createDeterministicSummarizer(), newest)).status).toBe(status);
+      const rows = await metricsRows(db, session);
+      expect(rows.find((r) => r.flushRequestId === older.id)?.outcome).toBe("coalesced");
+    },
+  );
 });

@@ -7,7 +7,7 @@
  * columns (the cost model's expectations sent with each flush request). Rows of attempts that changed
  * nothing (error, empty) are left out of the economics, so a retried flush is counted once.
  */
-import { and, desc, eq, gte, isNotNull, lte, ne, notInArray, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, isNotNull, ne, notInArray, sql, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../client.ts";
 import { NotFoundError } from "../errors.ts";
 import { flushMetrics, flushRequests, type FlushMetricsOutcome, type SummaryModel } from "../schema/index.ts";
@@ -139,7 +139,9 @@ export function markCoalescedQuery(tx: Tx | Db, request: FlushRequest) {
         eq(flushRequests.sessionId, request.sessionId),
         eq(flushRequests.status, "queued"),
         ne(flushRequests.id, request.id),
-        lte(flushRequests.requestedAt, request.requestedAt),
+        // The stored timestamp, not the JS Date read back: that one is cut to milliseconds, so a
+        // request made in the same millisecond just before this one would not count as older.
+        sql`${flushRequests.requestedAt} <= (select r.requested_at from flush_requests r where r.id = ${request.id}::uuid)`,
       ),
     );
 }

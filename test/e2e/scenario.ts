@@ -45,6 +45,9 @@ const steps =
 // A long argument, so the error purge has something to purge (minArgChars 500).
 const FAILING = `echo 'ERROR: build failed at step 3' >&2; seq 1 40; exit 3 # ${"padding ".repeat(80)}`;
 
+/** How long P5 waits for the first stubs before it recovers anyway: about 40 x 0.35 s of commands. */
+const P5_STUB_WAIT_STEPS = 40;
+
 export const SCENARIOS: Record<string, Scenario> = {
   P1: steps([
     { calls: [seq(1, 300)] },
@@ -59,15 +62,18 @@ export const SCENARIOS: Record<string, Scenario> = {
   ]),
   P3: steps([{ calls: [seq(2000, 2300)] }, { calls: [seq(2300, 2600)] }, { text: "P3 done." }]),
   P4: steps([{ calls: [seq(3000, 3300), seq(3300, 3600)] }, { text: "P4 done." }]),
-  // One long chain: slow-ish commands, and once stubs exist the model recovers one of them.
+  // One long chain: slow-ish commands, and once stubs exist the model recovers one of them. It keeps
+  // working until they exist (up to P5_STUB_WAIT_STEPS steps): the first flush needs a few summarizer
+  // rounds of SUMMARIZER_DELAY_MS each, and on a loaded machine that outlasts a fixed short chain.
   P5: (step, body) => {
     const queried = body.messages.some(
       (m) => m.tool_calls?.some((c) => c.function.name === "context_tree_query") && isAfterLastScenario(body, m),
     );
     const stubbed = body.messages.some((m) => m.role === "tool" && /ref `t\d+`/.test(textOf(m.content)));
-    if (!queried && step >= 6 && (stubbed || step >= 14))
+    if (!queried && step >= 6 && (stubbed || step >= P5_STUB_WAIT_STEPS))
       return { calls: [{ name: "context_tree_query", args: { toolCallIds: [firstStubRef(body)] } }] };
-    if ((queried && step >= 12) || step >= 18) return { text: "P5 done: the long task is finished." };
+    if ((queried && step >= 12) || step >= P5_STUB_WAIT_STEPS + 4)
+      return { text: "P5 done: the long task is finished." };
     const from = 5000 + step * 500;
     return { calls: [bash(`sleep 0.3; seq ${from} ${from + 499}`)] };
   },

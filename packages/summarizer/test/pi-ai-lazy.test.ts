@@ -1,8 +1,9 @@
 /**
- * pi-ai is loaded on first use (src/pi-ai.ts): the per-user local service's start loaded it for
- * nothing (about 0.3 s of CPU while the agent that started it runs). Building summarizers with no
- * model, resolving a custom model with its own key, and summarizing deterministically leave it
- * unloaded; a catalogue model's resolution and a provider call load it, and work as before.
+ * pi-ai is loaded on first use, and only its dispatch and catalogue modules (src/pi-ai.ts): the
+ * per-user local service's start loaded all of it for nothing (about 0.3 s of CPU while the agent that
+ * started it runs). Building summarizers with no model, resolving a custom model with its own key,
+ * and summarizing deterministically leave it unloaded; a provider call loads it and goes through the
+ * real pi-ai client; catalogue models resolve as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeProvider, type FakeProvider } from "@condense/test-support/fake-provider";
@@ -23,7 +24,7 @@ afterAll(async () => {
 // One sequence: what loads pi-ai can only be seen before anything in this file has loaded it.
 describe("pi-ai on first use", () => {
   it("stays unloaded for the deterministic summarizer and a custom model with its own key", async () => {
-    expect(piAiLoaded()).toBe(false);
+    expect(piAiLoaded()).toBe(null);
     const deterministic = createSummarizer(fastConfig({ summarizerModel: "deterministic" }));
     const r = await deterministic.summarizeBatch(sampleBatch(), { refs: ["t5", "t6"] });
     expect(r.bodySource).toBe("deterministic");
@@ -34,7 +35,7 @@ describe("pi-ai on first use", () => {
     const s = createSummarizer(custom);
     expect(resolveModel("fake-openai/primary", parseSummarizerConfig(custom))?.apiKey).toBe("test-key");
     expect(s).toBeDefined();
-    expect(piAiLoaded()).toBe(false);
+    expect(piAiLoaded()).toBe(null);
   });
 
   it("loads it for a provider call, which goes through the real pi-ai client", async () => {
@@ -45,7 +46,9 @@ describe("pi-ai on first use", () => {
     const r = await s.summarizeBatch(sampleBatch(), { refs: ["t5", "t6"] });
     expect(r.bodySource).toBe("llm-primary");
     expect(fake.requests.length).toBeGreaterThan(0);
-    expect(piAiLoaded()).toBe(true);
+    // pi-ai's dispatch and catalogue modules, not its whole entry (typebox and every helper): if a
+    // pi-ai release moves them, this fails while the summarizer still works through the entry.
+    expect(piAiLoaded()).toBe("parts");
   });
 
   it("resolves catalogue models and their errors as before", () => {

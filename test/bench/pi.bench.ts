@@ -23,16 +23,21 @@
  * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
  * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each), BENCH_PI_KEEP=1
  * to keep the temporary homes (the service's log holds every request's duration), BENCH_PI_VERBOSE=1 for
- * each run's per-step wall time and pi's and the service's CPU per step.
+ * each run's per-step wall time and pi's and the service's CPU per step, BENCH_PI_PRESTARTED=1 to add
+ * "pre": a fresh agent dir whose local service the bench starts (the prebuilt one pi would start) and
+ * waits for before pi is spawned, so the cold data and the fresh service's warm-up are in the run but
+ * not the service's start (pre against cold: what the start costs pi's steps; pre against warm: what a
+ * fresh service costs once it is up).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { localServiceHost } from "@condense/client";
 import { dataDirOwner } from "@condense/service";
 import { startFakeLlm, type FakeLlm, type Scenario } from "@condense/test-support/fake-llm";
 import { stopLocalService } from "../e2e/local-service-support.ts";
-import { EXTENSION_DIR, preparePiHome, REPO, spawnPi, type PiHome } from "../e2e/pi-runner.ts";
+import { EXTENSION_DIR, piEnv, preparePiHome, REPO, spawnPi, type PiHome } from "../e2e/pi-runner.ts";
 import { FAKE_CONTEXT_WINDOW, SCENARIO_SETTINGS } from "../e2e/scenario.ts";
 
 const STEPS = Number(process.env.BENCH_PI_STEPS) || 40;
@@ -40,6 +45,16 @@ const REPS = Number(process.env.BENCH_PI_REPS) || 3;
 const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
 const PROF = process.env.BENCH_PI_PROF;
 const BASELINE_ENV = JSON.parse(process.env.BENCH_PI_BASELINE_ENV ?? "{}") as Record<string, string>;
+const PRESTARTED = process.env.BENCH_PI_PRESTARTED === "1";
+
+/** Starts the local service pi would start for `home` (the prebuilt one, pi's env) and waits until it answers. */
+async function prestartService(home: PiHome): Promise<void> {
+  await localServiceHost({
+    dataDir: join(home.agentDir, "condense"),
+    command: { file: process.execPath, args: [join(EXTENSION_DIR, ".prebuilt/dist/service.js")] },
+    env: piEnv(home),
+  }).ensure();
+}
 
 /**
  * The probe extension (pi-step-probe.mjs, with BENCH_PI_PROBE=1): pi's own time per step, from a tool's end
@@ -106,6 +121,28 @@ function cpuAt(samples: { at: number; cpu: number }[], at: number): number {
   return v;
 }
 
+/**
+ * The local service pi started for `dataDir`, found from its spawn on (before it holds the owner lock,
+ * which it takes only after loading its modules): pi's child whose working directory is the data
+ * directory (the client spawns it there). Null until then, or when pi started none.
+ */
+function serviceChildOf(piPid: number, dataDir: string): number | null {
+  let children: string[];
+  try {
+    children = readFileSync(`/proc/${piPid}/task/${piPid}/children`, "utf8").split(" ").filter(Boolean);
+  } catch {
+    return null;
+  }
+  for (const c of children) {
+    try {
+      if (readlinkSync(`/proc/${c}/cwd`) === dataDir) return Number(c);
+    } catch {
+      /* exited */
+    }
+  }
+  return null;
+}
+
 function vmHwmMb(pid: number): number | null {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
@@ -162,7 +199,7 @@ async function runOnce(
     const c = cpuMs(child.pid!);
     if (c !== null) cpu.push({ at, cpu: c });
     if (!withCondense) return;
-    servicePid ??= dataDirOwner(condenseDir)?.pid ?? null;
+    servicePid ??= serviceChildOf(child.pid!, condenseDir) ?? dataDirOwner(condenseDir)?.pid ?? null;
     const sc = servicePid === null ? null : cpuMs(servicePid);
     serviceCpu.push({ at, cpu: sc ?? serviceCpu.at(-1)?.cpu ?? 0 });
   }, 20);
@@ -235,6 +272,12 @@ async function main(): Promise<void> {
       results.push(await runOnce(llm, h, "cold", EXTENSION_DIR));
       results.push(await runOnce(llm, h, "warm", EXTENSION_DIR));
       await stopLocalService(join(h.agentDir, "condense")).catch(() => {});
+      if (PRESTARTED) {
+        const p = home("pre");
+        await prestartService(p);
+        results.push(await runOnce(llm, p, "pre", EXTENSION_DIR));
+        await stopLocalService(join(p.agentDir, "condense")).catch(() => {});
+      }
       if (BASELINE) {
         const b = home("baseline");
         results.push(await runOnce(llm, b, "base-cold", BASELINE, BASELINE_ENV));
@@ -247,7 +290,14 @@ async function main(): Promise<void> {
     await llm.close();
   }
 
-  const rows = ["bare", "cold", "warm", ...(BASELINE ? ["base-cold", "base-warm"] : [])].map((variant) => {
+  const variants = [
+    "bare",
+    "cold",
+    "warm",
+    ...(PRESTARTED ? ["pre"] : []),
+    ...(BASELINE ? ["base-cold", "base-warm"] : []),
+  ];
+  const rows = variants.map((variant) => {
     const rs = results.filter((r) => r.variant === variant);
     const steps = rs.flatMap((r) => r.steps);
     const svc = rs.map((r) => r.servicePeakRssMb).filter((x): x is number => x !== null);

@@ -9,9 +9,10 @@
  * own process, and then keeps its new database, migrated and still empty, as the template
  * (`keepAsMigratedTemplate`), so the next start finds one.
  */
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { DbHandle } from "./client.ts";
+import { copyTree } from "./copy-tree.ts";
 import {
   ensurePgliteTemplates,
   findTemplate,
@@ -31,7 +32,7 @@ export function seedFromTemplate(targetDir: string, cacheDirs: string | readonly
   const template = findTemplate("dir", asList(cacheDirs));
   if (existsSync(targetDir) || !template) return false;
   try {
-    cpSync(template, targetDir, { recursive: true, filter: (src) => basename(src) !== TEMPLATE_MARKER });
+    copyTree(template, targetDir, (name) => name === TEMPLATE_MARKER);
     return true;
   } catch {
     rmSync(targetDir, { recursive: true, force: true });
@@ -59,7 +60,7 @@ export async function keepAsMigratedTemplate(handle: DbHandle, cacheDirs: string
     try {
       mkdirSync(cacheDir, { recursive: true });
       rmSync(staging, { recursive: true, force: true });
-      cpSync(dataDir, staging, { recursive: true, filter: (src) => basename(src) !== "postmaster.pid" });
+      copyTree(dataDir, staging, (name) => name === "postmaster.pid");
       writeFileSync(
         join(staging, TEMPLATE_MARKER),
         `${JSON.stringify({ key: templateKey(), builtBy: process.pid, at: new Date().toISOString() })}\n`,

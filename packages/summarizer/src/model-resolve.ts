@@ -3,8 +3,9 @@
  * models (self-hosted endpoints, proxies, the tests' fake servers) are looked up first, then pi-ai's
  * catalogue, whose prices are what cost accounting uses.
  */
-import { getEnvApiKey, getModel, getProviders, type Api, type KnownProvider, type Model } from "@mariozechner/pi-ai";
+import type { Api, KnownProvider, Model } from "@mariozechner/pi-ai";
 import type { CustomModelConfig, SummarizerConfig } from "./config.ts";
+import { piAi } from "./pi-ai.ts";
 import { processEnv } from "@condense/config";
 
 export interface ResolvedModel {
@@ -57,7 +58,7 @@ function keyFor(provider: string, config: SummarizerConfig, custom?: CustomModel
   if (custom?.apiKey) return custom.apiKey;
   // A custom model names the variable that holds its key (documented with the env table).
   if (custom?.apiKeyEnv) return processEnv()[custom.apiKeyEnv]?.trim() || undefined;
-  return config.apiKeys[provider] ?? getEnvApiKey(provider) ?? undefined;
+  return config.apiKeys[provider] ?? piAi().getEnvApiKey(provider) ?? undefined;
 }
 
 /** Null for "no model"; throws on a malformed or unknown model, because that is a config error. */
@@ -67,6 +68,7 @@ export function resolveModel(ref: string | null | undefined, config: SummarizerC
   const custom = config.customModels.find((m) => m.provider === provider && m.id === id);
   if (custom)
     return { label: `${provider}/${id}`, model: customToModel(custom), apiKey: keyFor(provider, config, custom) };
+  const { getModel, getProviders } = piAi();
   if (!(getProviders() as string[]).includes(provider)) {
     throw new Error(`summarizer model "${ref}": unknown provider "${provider}" (add it under customModels)`);
   }

@@ -5,8 +5,9 @@
  * (empty or truncated output: retrying the same input blindly would pay for the same failure).
  * A caller abort is not an outcome: it rejects with SummarizerAbortError.
  */
-import { streamSimple, type AssistantMessage, type SimpleStreamOptions } from "@mariozechner/pi-ai";
+import type { AssistantMessage, SimpleStreamOptions } from "@mariozechner/pi-ai";
 import type { SummarizerConfig } from "./config.ts";
+import { piAi } from "./pi-ai.ts";
 import type { ResolvedModel } from "./model-resolve.ts";
 import { observeResponses } from "./response-observer.ts";
 import { SummarizerAbortError, zeroUsage, type AttemptOutcome, type SummaryUsage } from "./types.ts";
@@ -108,7 +109,11 @@ export async function runAttempt(target: ResolvedModel, prompt: string, opts: At
 
   let final: AssistantMessage | undefined;
   const { observation, result: stream } = observeResponses(() =>
-    streamSimple(target.model, { messages: [{ role: "user", content: prompt, timestamp: Date.now() }] }, options),
+    piAi().streamSimple(
+      target.model,
+      { messages: [{ role: "user", content: prompt, timestamp: Date.now() }] },
+      options,
+    ),
   );
   armIdle();
   if (opts.ceilingMs > 0)

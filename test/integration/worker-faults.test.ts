@@ -9,6 +9,17 @@
  * are still queued and the load has not finished, and the load's own writes fail during it.
  * Every wait is on a condition with a deadline inside the test's time budget, and reports the fleet's
  * state when it runs out.
+ *
+ * A Redis stopped with SIGTERM runs the commands it has read and writes them to its AOF, but exits
+ * before sending their replies. A worker's fetch (BullMQ's moveToActive) caught that way leaves a job
+ * active under a lock the worker never learns of; ioredis resends the fetch after the restart, which
+ * takes another job under the same token. BullMQ gives the orphan back once its lock lapses, at the
+ * next stalled-job check: up to lock + stalled interval later, about 60 s with the defaults
+ * (CONDENSE_WORKER_LOCK_MS and CONDENSE_WORKER_STALLED_INTERVAL_MS, 30 s each), while the requeue
+ * sweeper's enqueue for that session waits behind it as the key's follow-up. That happened in 5 of
+ * 34 runs here (two busy loops on 2 vCPUs), each spending 56-58 s of the budget. So the Redis suite's
+ * workers run with a 10 s lock (the outage, a few seconds, stays well inside it, so jobs in flight
+ * across it keep their locks) and a 1 s stalled check: an orphan is back within ~12 s.
  */
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDb, ensureTenant, migrateDb } from "@condense/db";
@@ -26,6 +37,8 @@ import {
 import { createThrowawayPostgres, hasBinary, startPrivateRedis } from "./support/throwaway-services.ts";
 import {
   dropRedisPrefix,
+  flushKeyHolders,
+  jobsRedelivered,
   scratchDatabase,
   spawnWorker,
   stopWorker,
@@ -48,6 +61,9 @@ const WORKERS = 2,
  */
 const MIN_BACKLOG_SESSIONS = WORKERS * CONCURRENCY + 4;
 const MIN_OUTAGE_MS = 2000;
+/** Worker lock and stalled-check interval of the Redis suite (see the header). */
+const REDIS_SUITE_LOCK_MS = 10_000,
+  REDIS_SUITE_STALLED_INTERVAL_MS = 1000;
 const TEST_MS = 170_000;
 /** Waits share this budget, so a stuck phase reports its diagnostics before vitest's timeout. */
 const BUDGET_MS = 150_000;
@@ -57,8 +73,14 @@ function budget(totalMs: number): (phaseMs: number) => number {
   return (phaseMs) => Math.max(1000, Math.min(phaseMs, end - Date.now()));
 }
 
-function workerEnv(databaseUrl: string, redisUrl: string, prefix: string): Record<string, string> {
+function workerEnv(
+  databaseUrl: string,
+  redisUrl: string,
+  prefix: string,
+  extra: Record<string, string>,
+): Record<string, string> {
   return {
+    ...extra,
     DATABASE_URL: databaseUrl,
     REDIS_URL: redisUrl,
     CONDENSE_REDIS_PREFIX: prefix,
@@ -107,13 +129,14 @@ function workerTails(workers: WorkerProc[]): string {
     .join("\n");
 }
 
-/** Queued requests right now and how many distinct sessions they belong to. */
-async function backlog(url: string): Promise<{ ids: string[]; sessions: number }> {
+/** Queued requests right now and the distinct sessions they belong to. */
+async function backlog(url: string): Promise<{ ids: string[]; sessions: number; sessionIds: string[] }> {
   const rows = await withSql(
     url,
     async (sql) => sql`select id, session_id from flush_requests where status = 'queued'`,
   );
-  return { ids: rows.map((r) => r.id as string), sessions: new Set(rows.map((r) => r.session_id as string)).size };
+  const sessionIds = [...new Set(rows.map((r) => r.session_id as string))].sort();
+  return { ids: rows.map((r) => r.id as string), sessions: sessionIds.length, sessionIds };
 }
 
 async function expectSettled(url: string, load: FaultLoad) {
@@ -157,7 +180,7 @@ function suiteCleanups(label: string, first: () => void): Cleanups {
 /** A migrated database with the tenant, a BullMQ queue and WORKERS worker processes, all ready. */
 async function startFleet(
   cleanups: Cleanups,
-  o: { databaseUrl: string; redisUrl: string; prefix: string; workerId: string },
+  o: { databaseUrl: string; redisUrl: string; prefix: string; workerId: string; env?: Record<string, string> },
 ): Promise<Fleet> {
   const handle = await createDb(o.databaseUrl, { max: 10 });
   cleanups.push(() => handle.close());
@@ -165,7 +188,7 @@ async function startFleet(
   await ensureTenant(handle.db, { id: TENANT });
   const queue = await createBullmqQueue({ catalog: condenseJobs, redisUrl: o.redisUrl, prefix: o.prefix });
   cleanups.push(() => queue.close(1000));
-  const env = workerEnv(o.databaseUrl, o.redisUrl, o.prefix);
+  const env = workerEnv(o.databaseUrl, o.redisUrl, o.prefix, o.env ?? {});
   const workers = Array.from({ length: WORKERS }, (_, i) => spawnWorker(`${o.workerId}${i + 1}`, env));
   cleanups.push(() => Promise.all(workers.map((w) => stopWorker(w, "SIGTERM", 15_000))));
   await Promise.all(workers.map((w) => w.ready));
@@ -175,7 +198,7 @@ async function startFleet(
 interface OutageRun {
   load: FaultLoad;
   /** The queued requests when the service went down. */
-  before: { ids: string[]; sessions: number };
+  before: { ids: string[]; sessions: number; sessionIds: string[] };
   downAt: number;
   upAt: number;
   settledAt: number;
@@ -213,7 +236,7 @@ async function throughOutage(o: {
     timeoutMs: time(120_000),
   });
   o.onLoad(load);
-  let before = { ids: [] as string[], sessions: 0 };
+  let before: Awaited<ReturnType<typeof backlog>> = { ids: [], sessions: 0, sessionIds: [] };
   await waitUntil(
     async () => {
       if (load.stats().finished)
@@ -271,9 +294,22 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
         redisUrl: redis.url,
         prefix: "faults",
         workerId: "rw",
+        env: {
+          CONDENSE_WORKER_LOCK_MS: String(REDIS_SUITE_LOCK_MS),
+          CONDENSE_WORKER_STALLED_INTERVAL_MS: String(REDIS_SUITE_STALLED_INTERVAL_MS),
+        },
       });
+      // The job holding each still-queued session's key (up to 10 sessions): an orphaned one shows as
+      // active with a lock nobody renews.
+      const holders = async () =>
+        flushKeyHolders(
+          fleet.queue.queue,
+          redis.url,
+          TENANT,
+          (await backlog(pg.url).catch(() => ({ sessionIds: [] as string[] }))).sessionIds.slice(0, 10),
+        );
       const diagnose = async () =>
-        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n${workerTails(fleet.workers)}`;
+        `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n--- jobs holding queued sessions' keys:\n${await holders()}\n${workerTails(fleet.workers)}`;
       let stillQueued = new Set<string>();
       const run = await throughOutage({
         service: "Redis",
@@ -298,10 +334,11 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
       expect(acrossOutage.length, "requests queued across the moment Redis went down").toBeGreaterThan(0);
       expect(run.duringOutage.enqueue, "enqueues that failed while Redis was down").toBeGreaterThan(0);
       expect(uncaughtInWorkers(fleet.workers)).toEqual([]);
+      const redelivered = await jobsRedelivered(fleet.queue.queue);
       console.log(
         `[worker-faults/redis] backlog at outage ${run.before.ids.length} requests / ${run.before.sessions} sessions, queued across it ${acrossOutage.length}; ` +
           `outage ${run.upAt - run.downAt} ms with ${JSON.stringify(run.duringOutage)} failed writes (load still running at restart: ${run.loadRunningAtRestart}); ` +
-          `settled ${run.settledAt - run.upAt} ms after restart; total ${run.settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} load ${JSON.stringify(stats)}`,
+          `settled ${run.settledAt - run.upAt} ms after restart (jobs given back after a lapsed lock: ${redelivered}); total ${run.settledAt - t0} ms; requests ${JSON.stringify(states)} captures ${JSON.stringify(outcomes)} load ${JSON.stringify(stats)}`,
       );
     },
     TEST_MS,

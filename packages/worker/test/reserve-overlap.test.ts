@@ -75,13 +75,13 @@ describe.each(testDbKinds())("ref reservation during the model call (%s)", (kind
   });
 
   it.runIf(kind === "postgres")(
-    "overlaps: a 300 ms reservation and a 300 ms model call take ~300 ms, not 600",
+    "overlaps: a 600 ms reservation and a 300 ms model call take ~600 ms, not 900",
     async () => {
       const db = suite.db;
-      // The reservation statement of this session sleeps 300 ms in Postgres (a slow or distant database).
+      // The reservation statement of this session sleeps 600 ms in Postgres (a slow or distant database).
       await db.execute(
         sql.raw(`create or replace function condense_test_slow_refs() returns trigger language plpgsql as $$
-      begin if new.session_id = 'slow' and new.next_ref <> old.next_ref then perform pg_sleep(0.3); end if; return new; end $$`),
+      begin if new.session_id = 'slow' and new.next_ref <> old.next_ref then perform pg_sleep(0.6); end if; return new; end $$`),
       );
       await db.execute(
         sql.raw(
@@ -92,13 +92,18 @@ describe.each(testDbKinds())("ref reservation during the model call (%s)", (kind
         const { summarizer } = gatedSummarizer(() => new Promise((r) => setTimeout(r, 300)));
         await capture(db, "slow", [batch(0, [call("s1", T0 + 1)])]);
         const request = await requestFlush(db, "slow");
-        const started = performance.now();
         const result = await runRequest(db, summarizer, request);
-        const wall = performance.now() - started;
         expect(result.refs).toEqual({ [`s1@${T0 + 1}`]: "t1" });
-        expect(wall).toBeLessThan(550);
-        expect(result.timings!.stages.summarize!).toBeGreaterThanOrEqual(250);
-        expect(result.timings!.stages.reserve!).toBeLessThan(100);
+        // The reservation and the model call share one lap of the run's clock, split into its reserve and
+        // summarize stages; their sum is that lap's wall time. The reservation lies in it (at least its
+        // 600 ms), and overlapped it stays well short of the 900 ms the two take one after the other.
+        // Not the run's whole wall time: that also holds its loads and commit, which a loaded machine
+        // stretches (579 ms once for a 550 ms bound, with 300 ms each, at load 14 on 2 vCPUs).
+        const { reserve = 0, summarize = 0 } = result.timings!.stages;
+        expect(reserve + summarize).toBeGreaterThanOrEqual(600);
+        expect(reserve + summarize).toBeLessThan(850);
+        // The model's 300 ms are the summarize stage's; the rest of the reservation is the reserve stage's.
+        expect(summarize).toBeGreaterThanOrEqual(300);
       } finally {
         await db.execute(sql.raw("drop trigger condense_test_slow_refs on sessions"));
       }

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { Redis } from "ioredis";
 import { createFlushRequest, createScratchDatabase, insertCaptures, type Db, type FlushRequest } from "@condense/db";
 import type { CapturedBatch } from "@condense/core";
-import type { CondenseJobs, JobQueue } from "@condense/queue";
+import { condenseJobs, type BullmqJobQueue, type CondenseJobs, type JobQueue } from "@condense/queue";
 import type { FlushTrace } from "@condense/worker";
 import { REPO_ROOT } from "@condense/test-support/sessions";
 
@@ -92,6 +92,57 @@ export async function dropRedisPrefix(redisUrl: string, prefix: string): Promise
   } finally {
     r.disconnect();
   }
+}
+
+type BullmqQueue = BullmqJobQueue<CondenseJobs>["queue"];
+
+/**
+ * Per session, the BullMQ job that holds its flush key (keep-last-if-active): its state and, when
+ * active, who holds its lock and for how long still. A job that Redis moved to active just before it
+ * went down, whose reply the worker never got, shows as active with a lock that no worker renews.
+ * For a timeout's diagnostics; never throws.
+ */
+export async function flushKeyHolders(
+  queue: BullmqQueue,
+  redisUrl: string,
+  tenantId: string,
+  sessionIds: readonly string[],
+): Promise<string> {
+  const r = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  r.on("error", () => {});
+  const read = (async () => {
+    await r.connect();
+    const lines: string[] = [];
+    for (const sessionId of sessionIds) {
+      const key = condenseJobs["flush-session"].deduplication!.key({
+        tenantId,
+        sessionId,
+        flushRequestId: "",
+        cursor: 0,
+      });
+      const id = await queue.getDeduplicationJobId(key);
+      if (!id) {
+        lines.push(`${sessionId}: no job holds its key`);
+        continue;
+      }
+      const lockKey = `${queue.toKey(id)}:lock`;
+      const [state, lock, pttl] = await Promise.all([queue.getJobState(id), r.get(lockKey), r.pttl(lockKey)]);
+      lines.push(`${sessionId}: ${id} ${state}${lock ? ` lock ${lock} lapses in ${pttl} ms` : ""}`);
+    }
+    return lines.join("\n") || "(no session)";
+  })();
+  const timeout = new Promise<string>((res) => setTimeout(() => res("(Redis did not answer in 5 s)"), 5000).unref());
+  try {
+    return await Promise.race([read, timeout]).catch((e: unknown) => `(queue unreadable: ${String(e)})`);
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** Jobs BullMQ moved back to wait after their lock lapsed (a stalled or orphaned active job), of those it keeps. */
+export async function jobsRedelivered(queue: BullmqQueue): Promise<number> {
+  const jobs = await queue.getJobs(["completed", "failed", "active", "wait", "delayed", "prioritized"]);
+  return jobs.filter((j) => j.stalledCounter > 0).length;
 }
 
 export function traceDir(): {

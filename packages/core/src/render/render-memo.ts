@@ -100,17 +100,20 @@ export function rulesFor(memo: RenderMemo, settings: CondenseSettings): Protecti
   return memo.rules.rules;
 }
 
-/** The copy of `source` made for `change`, built once per memo (same bytes whatever the memo). */
+/**
+ * The copy of `source` made for `change`, built once per memo (same bytes whatever the memo). When
+ * `build` changes nothing (returns `source`), nothing is kept: pi hands over fresh clones, so such an
+ * entry would never be hit again, and an entry whose value holds its own key survives young-generation
+ * collections (V8 keeps it until a full GC), dragging the clone's message into old space on every call.
+ */
 export function memoCopy<T extends object>(memo: RenderMemo, source: object, change: string, build: () => T): T {
-  let bySource = memo.copies.get(source);
-  if (!bySource) {
-    bySource = new Map();
-    memo.copies.set(source, bySource);
-  }
-  let copy = bySource.get(change) as T | undefined;
-  if (!copy) {
-    copy = build();
-    bySource.set(change, copy);
+  const bySource = memo.copies.get(source);
+  let copy = bySource?.get(change) as T | undefined;
+  if (copy) return copy;
+  copy = build();
+  if (copy !== source) {
+    if (bySource) bySource.set(change, copy);
+    else memo.copies.set(source, new Map([[change, copy]]));
   }
   return copy;
 }

@@ -102,6 +102,26 @@ describe("replay economics", () => {
       .find((l) => l.startsWith("policy vs the best flush schedule"));
     expect(line).toMatch(/no schedule saves anything on this session \(the oracle's best is to flush nothing\)/);
     expect(line).toMatch(/made 0 flushes and saved 0%, counted as matching the oracle \(100%\)$/);
+    // Where the oracle's schedule (the turn model's best) replays below what the policy saved, the
+    // headline says the turn model misjudged, not "100% of its saving (-6% saved by the oracle)".
+    const oracleBelow = {
+      ...none,
+      cost: { ...none.cost, vsNoCompaction: { ...none.cost.vsNoCompaction, savedUsd: 0.01, savedPct: 4.3 } },
+      oracle: {
+        ...none.oracle,
+        oracleFlushes: [2, 5],
+        oracleUsd: none.oracle.noneUsd - 0.02,
+        share: 1,
+        replayed: { costUsd: 1, savedUsd: -0.01, savedPct: -6.1, flushes: 2 },
+      },
+    };
+    const below = renderTextReport(oracleBelow)
+      .split("\n")
+      .find((l) => l.startsWith("policy vs the best flush schedule"));
+    expect(below).toMatch(
+      /the oracle's 2 flushes, the best schedule in the turn model, replayed at -6.1% saved, below/,
+    );
+    expect(below).toMatch(/the policy's own schedule is the best known \(share counted: 100%;/);
   });
 
   it.skipIf(!existsSync(compacted))(

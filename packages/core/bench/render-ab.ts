@@ -15,6 +15,9 @@
  *   cold off    as cold, with `measure: false` (how the client renders between two applied states);
  *   amortized   what a render adds to pi's own clone: (time of N x [clone + render] - time of N x
  *               [clone]) / N, GC included wherever it lands. This is the figure a host pays per call.
+ *   amortized cpu  the same loops in CPU time of the process (`process.cpuUsage`, user + system, GC
+ *               threads included): a difference of two loops that another process on the machine
+ *               does not move, where the wall-clock one goes negative on a loaded shared machine.
  *
  * Run: `tsx packages/core/bench/render-ab.ts /path/to/checkout-a /path/to/checkout-b [--rounds 5]
  * [--cases gjc_04,kimchi]`; `--cases` keeps the cases whose name contains one of the comma-separated
@@ -27,7 +30,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const self = fileURLToPath(import.meta.url);
 const LARGEST = "pi-mono_fixture_before-compaction.jsonl";
-const MODES = ["warm", "cold+gc", "cold", "cold off", "amortized"] as const;
+const MODES = ["warm", "cold+gc", "cold", "cold off", "amortized", "amortized cpu"] as const;
 type Mode = (typeof MODES)[number];
 type Result = Record<string, Record<Mode, number>>;
 
@@ -71,10 +74,14 @@ async function child(root: string, only: readonly string[]): Promise<void> {
     }
     return median(samples);
   }
-  function loop(n: number, body: () => void): number {
+  /** Wall and CPU ms of n runs of body. */
+  function loop(n: number, body: () => void): { wall: number; cpu: number } {
+    const c = process.cpuUsage();
     const t = now();
     for (let i = 0; i < n; i++) body();
-    return now() - t;
+    const wall = now() - t;
+    const u = process.cpuUsage(c);
+    return { wall, cpu: (u.user + u.system) / 1000 };
   }
 
   // Only the sessions a kept case needs are read: a smaller heap makes each forced GC shorter.
@@ -134,15 +141,22 @@ async function child(root: string, only: readonly string[]): Promise<void> {
     const n = Math.max(10, Math.min(200, Math.round(budget / Math.max(0.05, r.cold + r.warm))));
     let withRender = 0;
     let cloneOnly = 0;
+    let withRenderCpu = 0;
+    let cloneOnlyCpu = 0;
     for (let half = 0; half < 4; half++) {
       gc();
-      withRender += loop(n, () => prune(structuredClone(base), opts));
+      const a = loop(n, () => prune(structuredClone(base), opts));
       gc();
-      cloneOnly += loop(n, () => {
+      const b = loop(n, () => {
         fresh = structuredClone(base);
       });
+      withRender += a.wall;
+      cloneOnly += b.wall;
+      withRenderCpu += a.cpu;
+      cloneOnlyCpu += b.cpu;
     }
     r.amortized = (withRender - cloneOnly) / (4 * n);
+    r["amortized cpu"] = (withRenderCpu - cloneOnlyCpu) / (4 * n);
     out[name] = r;
   }
   process.stdout.write(`AB-RESULT ${JSON.stringify(out)}\n`);

@@ -46,10 +46,31 @@ interface Tally {
   readonly ts: Float64Array;
   readonly at: Int32Array;
   readonly count: Int32Array;
+  /** Where the last `seek` landed (the lower bound of the timestamp it looked for). */
+  cursor: number;
 }
 
 function newTally(ts: Float64Array): Tally {
-  return { ts, at: new Int32Array(ts.length).fill(-1), count: new Int32Array(ts.length) };
+  return { ts, at: new Int32Array(ts.length).fill(-1), count: new Int32Array(ts.length), cursor: 0 };
+}
+
+/**
+ * `slotOf(tally.ts, t)` for timestamps met in history order. Timestamps rise along a history, so the
+ * slot of the next one is at or just past the last: walk a few steps forward from there, and bisect
+ * only when the timestamp went back or jumped far.
+ */
+function seek(tally: Tally, t: number): number {
+  const ts = tally.ts;
+  let k = tally.cursor;
+  if (k > 0 && ts[k - 1]! >= t) k = lowerBound(ts, t);
+  else
+    for (let steps = 0; k < ts.length && ts[k]! < t; k++)
+      if (++steps > 4) {
+        k = lowerBound(ts, t);
+        break;
+      }
+  tally.cursor = k;
+  return k < ts.length && ts[k] === t ? k : -1;
 }
 
 function meet(tally: Tally, k: number, i: number): void {
@@ -156,10 +177,10 @@ export function resolveWith(
       if (role === Boundary.NONE) continue;
       const ts = timestamps[i]!;
       if (role === Boundary.ASSISTANT) {
-        const k = slotOf(index.ends, ts);
+        const k = seek(ends, ts);
         if (k >= 0) meet(ends, k, i);
       } else {
-        const k = slotOf(index.starts, ts);
+        const k = seek(starts, ts);
         if (k >= 0 && !notAStart?.(i)) meet(starts, k, i);
       }
     }

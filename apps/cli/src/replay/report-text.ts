@@ -35,9 +35,11 @@ export function headline(r: ReplayResult): string[] {
     `cost saved vs as recorded (${c.hostCompactions === 0 ? "no host compaction, so the same as no compaction" : `the host's ${c.hostCompactions} compaction(s) applied where they happened, Condense on top of them`}): ${sv(c.vsRecorded)}`,
     noScheduleSaves(r)
       ? `policy vs the best flush schedule (oracle, same summaries and cost model): no schedule saves anything on this session (the oracle's best is to flush nothing); the policy made ${r.oracle.policyFlushes.length} flushes and saved ${c.vsNoCompaction.savedPct}%, ${o.share >= 1 ? "counted as matching the oracle (100%)" : "a loss, counted as 0% of the oracle"}`
-      : o.replayed
-        ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: ${Math.round(o.share * 1000) / 10}% of its saving (${o.replayed.savedPct}% saved by the oracle's ${o.oracleFlushes.length} flushes, ${r.oracle.policyFlushes.length} by the policy; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
-        : `policy vs the best flush schedule (oracle, same summaries and cost model), in the turn model: ${Math.round(o.share * 1000) / 10}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
+      : o.replayed && o.replayed.savedUsd < c.vsNoCompaction.savedUsd
+        ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: the oracle's ${o.oracleFlushes.length} flushes, the best schedule in the turn model, replayed at ${o.replayed.savedPct}% saved, below the policy's ${c.vsNoCompaction.savedPct}% with ${r.oracle.policyFlushes.length}: the turn model misjudges this session, so the policy's own schedule is the best known (share counted: ${Math.round(o.share * 1000) / 10}%; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
+        : o.replayed
+          ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: ${Math.round(o.share * 1000) / 10}% of its saving (${o.replayed.savedPct}% saved by the oracle's ${o.oracleFlushes.length} flushes, ${r.oracle.policyFlushes.length} by the policy; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
+          : `policy vs the best flush schedule (oracle, same summaries and cost model), in the turn model: ${Math.round(o.share * 1000) / 10}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
   ];
   for (const [name, x] of [
     ["no compaction", c.vsNoCompaction],

@@ -48,30 +48,34 @@ const INSERT_AFTER = 4;
 
 /**
  * The result occurrences the accepted spans dropped, for CAP-RENDER-15's exact match of refs with a
- * resultTimestamp: timestamps and ids side by side, kept sorted by timestamp (a host writes results
- * in time order, so sorting is normally never needed) and searched by bisection. A plain record per
- * render, not a class instance (see chain-range.ts's `Tally`: V8 drops code that constructs one on
- * every forced full GC).
+ * resultTimestamp: timestamps and ids side by side, sorted by timestamp and searched by bisection.
+ * Gathered only when such a ref is met (`droppedOccurrences`). A plain record, not a class instance
+ * (see chain-range.ts's `Tally`: V8 drops code that constructs one on every forced full GC).
  */
 interface DroppedOccurrences {
-  ts: number[];
-  ids: string[];
-  sorted: boolean;
+  readonly ts: number[];
+  readonly ids: string[];
 }
 
-function addDropped(d: DroppedOccurrences, ts: number, id: string): void {
-  if (d.ts.length > 0 && ts < d.ts[d.ts.length - 1]!) d.sorted = false;
-  d.ts.push(ts);
-  d.ids.push(id);
+/** The result occurrences (with a timestamp) inside the accepted spans, sorted by timestamp. */
+function droppedOccurrences({ messages, kinds, timestamps }: Rendering, accepted: readonly Span[]): DroppedOccurrences {
+  const at: number[] = [];
+  let sorted = true;
+  for (const span of accepted)
+    for (let i = span.start + 1; i < span.end; i++) {
+      if (kinds[i] !== Kind.RESULT || !Number.isFinite(timestamps[i]!)) continue;
+      // A host writes results in time order, so sorting is normally never needed.
+      if (at.length > 0 && timestamps[i]! < timestamps[at[at.length - 1]!]!) sorted = false;
+      at.push(i);
+    }
+  if (!sorted) at.sort((a, b) => timestamps[a]! - timestamps[b]! || a - b);
+  return {
+    ts: at.map((i) => timestamps[i]!),
+    ids: at.map((i) => (messages[i] as ToolResultMessage).toolCallId),
+  };
 }
 
 function hasDropped(d: DroppedOccurrences, ts: number, id: string): boolean {
-  if (!d.sorted) {
-    const order = d.ts.map((_, k) => k).sort((a, b) => d.ts[a]! - d.ts[b]!);
-    d.ts = order.map((k) => d.ts[k]!);
-    d.ids = order.map((k) => d.ids[k]!);
-    d.sorted = true;
-  }
   const t = d.ts;
   for (let k = lowerBound(t, ts); k < t.length && t[k] === ts; k++) if (d.ids[k] === id) return true;
   return false;
@@ -88,11 +92,10 @@ export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
   const action = new Uint8Array(messages.length);
   const inserted = new Map<number, UserMessage>();
   const stripped = new Map<number, AssistantMessage>();
-  const dropped: DroppedOccurrences = { ts: [], ids: [], sorted: true };
   const strip = cc.stripFinalAssistantThinking !== false;
   let changed = false;
   for (const span of accepted) {
-    if (applySpan(r, span, action, dropped)) changed = true;
+    if (applySpan(r, span, action)) changed = true;
     const synthetic = present(r, span) ? null : insertSynthetic(r, span, ctx);
     if (synthetic) {
       inserted.set(span.start, synthetic);
@@ -106,7 +109,7 @@ export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
       changed = true;
     }
   }
-  if (changed && dropCoveredSummaries(r, accepted, action, dropped)) changed = true;
+  if (changed && dropCoveredSummaries(r, accepted, action)) changed = true;
   if (!changed) return r;
 
   return emit(r, action, inserted, stripped);
@@ -158,11 +161,12 @@ function resolveSpans({ messages, kinds, timestamps }: Rendering, ctx: RenderCon
   }
   const ranges = resolveWith(rangesOf(ctx.memo), { roles, timestamps }, (i) => isChainSynthetic(messages[i]));
   const spans: Span[] = [];
-  chains.forEach((entry, order) => {
+  for (let order = 0; order < chains.length; order++) {
+    const entry = chains[order]!;
     const r = ranges[order];
     if (r) spans.push({ entry, start: r.startIndex, end: r.endIndex, order });
     else report(ctx, unresolvedFor(ctx.memo, entry));
-  });
+  }
   return spans;
 }
 
@@ -187,22 +191,14 @@ function acceptSpans(spans: Span[], ctx: RenderContext): Span[] {
 
 /**
  * Step 3 for one span: marks what it drops (CAP-RENDER-12: assistants, tool results and per-batch
- * summaries; users, third-party customs, other roles and unreadable entries stay) and notes what was
- * result occurrences were dropped. Returns whether anything was.
+ * summaries; users, third-party customs, other roles and unreadable entries stay). Returns whether
+ * anything was.
  */
-function applySpan(
-  { messages, kinds, timestamps }: Rendering,
-  span: Span,
-  action: Uint8Array,
-  dropped: DroppedOccurrences,
-): boolean {
+function applySpan({ kinds }: Rendering, span: Span, action: Uint8Array): boolean {
   let any = false;
   for (let i = span.start + 1; i < span.end; i++) {
     const kind = kinds[i];
-    if (kind === Kind.RESULT) {
-      const ts = timestamps[i]!;
-      if (Number.isFinite(ts)) addDropped(dropped, ts, (messages[i] as ToolResultMessage).toolCallId);
-    } else if (kind !== Kind.ASSISTANT && kind !== Kind.SUMMARY) continue;
+    if (kind !== Kind.RESULT && kind !== Kind.ASSISTANT && kind !== Kind.SUMMARY) continue;
     action[i] = DROP;
     any = true;
   }
@@ -271,25 +267,34 @@ function crossCheck(memo: RenderMemo, r: Rendering, span: Span): Diagnostic | nu
  * a timestamp by exact occurrence, legacy refs by bare id (the calls and results of the accepted
  * spans, gathered only when such a ref is met). Returns whether any was dropped.
  */
-function dropCoveredSummaries(
-  r: Rendering,
-  accepted: readonly Span[],
-  action: Uint8Array,
-  dropped: DroppedOccurrences,
-): boolean {
+function dropCoveredSummaries(r: Rendering, accepted: readonly Span[], action: Uint8Array): boolean {
   const { messages, kinds } = r;
-  let bareIds: Set<string> | undefined;
-  const timed = (ts: number, id: string) => hasDropped(dropped, ts, id);
-  const bare = (id: string) => (bareIds ??= droppedBareIds(r, accepted)).has(id);
+  const dropped: DroppedByAccepted = { r, accepted, occurrences: null, bareIds: null };
   let any = false;
   for (let i = 0; i < messages.length; i++) {
     if ((kinds[i]! & ~UNREADABLE) !== Kind.SUMMARY || action[i]! & DROP) continue;
-    if (anyRefCovered(messages[i] as { details?: unknown }, timed, bare)) {
+    if (anyRefCovered(messages[i] as { details?: unknown }, dropped, droppedOccurrence, droppedBareId)) {
       action[i]! |= DROP;
       any = true;
     }
   }
   return any;
+}
+
+/** What the accepted spans dropped, each kind of ref's answer gathered on first need. */
+interface DroppedByAccepted {
+  readonly r: Rendering;
+  readonly accepted: readonly Span[];
+  occurrences: DroppedOccurrences | null;
+  bareIds: Set<string> | null;
+}
+
+function droppedOccurrence(d: DroppedByAccepted, ts: number, id: string): boolean {
+  return hasDropped((d.occurrences ??= droppedOccurrences(d.r, d.accepted)), ts, id);
+}
+
+function droppedBareId(d: DroppedByAccepted, id: string): boolean {
+  return (d.bareIds ??= droppedBareIds(d.r, d.accepted)).has(id);
 }
 
 /** Bare ids of the calls and results inside the accepted spans. */
@@ -355,7 +360,7 @@ function synthetic(
   sources: readonly Record<string, unknown>[],
 ): UserMessage {
   const hit = memo.synthetics.get(entry.blockId);
-  if (hit && hit.sources.length === sources.length && hit.sources.every((s, i) => s === sources[i])) return hit.message;
+  if (hit && sameSources(hit.sources, sources)) return hit.message;
   let blocks = "";
   for (const r of sources) {
     const text = (r.content as unknown[])
@@ -368,6 +373,12 @@ function synthetic(
   const message: UserMessage = { role: "user", content: [{ type: "text", text }], timestamp: entry.compressedAt };
   memo.synthetics.set(entry.blockId, { sources, message });
   return message;
+}
+
+function sameSources(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** CAP-RENDER-16: the final assistant without its thinking blocks; undefined when it has none. */

@@ -14,7 +14,7 @@ import { isObject, type AssistantMessage, type ToolResultMessage } from "../mess
 import { purgedArgs } from "../texts.ts";
 import { Kind, UNREADABLE, type Rendering } from "./message-shape.ts";
 import { producedSize } from "./message-size.ts";
-import type { RenderContext } from "./render-context.ts";
+import { writable, type RenderContext } from "./render-context.ts";
 import { memoCopy } from "./render-memo.ts";
 import { resultKey } from "./render-policy.ts";
 import { answeredEarlier, callsId } from "./turn-pairing.ts";
@@ -54,7 +54,7 @@ export function errorPurge(r: Rendering, ctx: RenderContext): Rendering {
     );
     if (copy === a) continue;
     producedSize(ctx.memo.sizes, copy);
-    (out ??= messages.slice())[at] = copy;
+    (out ??= writable(ctx, messages))[at] = copy;
     for (let k = 0; k < a.content.length; k++) if (copy.content[k] !== a.content[k]) ctx.stats.purged++;
   }
   // A purged copy replaces its assistant in place: the kinds and timestamps still hold.
@@ -84,15 +84,15 @@ function argChars(args: unknown): number {
 
 /** The assistant with the given calls' large arguments purged; the same object when none qualifies. */
 function purgedCopy(a: AssistantMessage, ids: readonly string[], minChars: number): AssistantMessage {
-  let changed = false;
-  const content = a.content.map((b) => {
-    if (!isObject(b) || b.type !== "toolCall" || typeof b.id !== "string" || !ids.includes(b.id)) return b;
+  let content: unknown[] | undefined;
+  for (let k = 0; k < a.content.length; k++) {
+    const b = a.content[k];
+    if (!isObject(b) || b.type !== "toolCall" || typeof b.id !== "string" || !ids.includes(b.id)) continue;
     const field = argsField(b);
-    if (field === undefined || isPurged(b[field])) return b;
+    if (field === undefined || isPurged(b[field])) continue;
     const size = argChars(b[field]);
-    if (size < minChars) return b;
-    changed = true;
-    return { ...b, [field]: purgedArgs(size) };
-  });
-  return changed ? ({ ...a, content } as AssistantMessage) : a;
+    if (size < minChars) continue;
+    (content ??= a.content.slice())[k] = { ...b, [field]: purgedArgs(size) };
+  }
+  return content ? ({ ...a, content } as AssistantMessage) : a;
 }

@@ -23,6 +23,7 @@
  * A memo belongs to its caller (the render memo keeps one per state version; replay keeps its own):
  * nothing here outlives the objects the caller holds.
  */
+import { timestampOf } from "./message-shape.ts";
 
 interface MemoEntry {
   h1: number;
@@ -30,13 +31,18 @@ interface MemoEntry {
   chars: number;
 }
 
+/** The `byObject` value of a message Condense built that no render has measured yet. */
+const UNMEASURED = -1;
+
 export interface SizeMemo {
   /** timestamp -> the messages seen with that timestamp (almost always one). */
   readonly byTs: Map<number, MemoEntry[]>;
-  /** Messages measured by identity: those without a numeric timestamp, and first sightings. */
+  /**
+   * Messages measured by identity: those without a numeric timestamp, first sightings, and the
+   * messages Condense built (`producedSize`), which hold `UNMEASURED` until first measured. One
+   * lookup tells a render both whether a message is known and whether it must skip the fingerprint.
+   */
   readonly byObject: WeakMap<object, number>;
-  /** Messages Condense built (`producedSize`), measured by identity when first measured. */
-  readonly produced: WeakSet<object>;
   /** Per input position, the fingerprint met there last and its length (a shortcut to `byTs`). */
   positions: { ts: Float64Array; h1: Int32Array; h2: Int32Array; chars: Float64Array };
   /** The two running hashes of the fingerprint being taken. */
@@ -47,7 +53,6 @@ export function createSizeMemo(): SizeMemo {
   return {
     byTs: new Map(),
     byObject: new WeakMap(),
-    produced: new WeakSet(),
     positions: emptyPositions(0),
     h: new Int32Array(2),
   };
@@ -216,8 +221,8 @@ function charsAt(m: unknown, memo: SizeMemo | undefined, run: number, at: number
   if (typeof m !== "object" || m === null) return serializedLength(m);
   if (!memo) return serializedLength(m);
   const known = memo.byObject.get(m);
-  if (known !== undefined) return known;
-  if (Array.isArray(m) || memo.produced.has(m) || !fingerprint(memo.h, m as Record<string, unknown>, run)) {
+  if (known !== undefined && known !== UNMEASURED) return known;
+  if (known === UNMEASURED || Array.isArray(m) || !fingerprint(memo.h, m as Record<string, unknown>, run)) {
     const n = serializedLength(m);
     memo.byObject.set(m, n);
     return n;
@@ -259,7 +264,7 @@ function charsAt(m: unknown, memo: SizeMemo | undefined, run: number, at: number
  * the fingerprint, and only when a render measures (a render with `measure: false` serializes none).
  */
 export function producedSize(memo: SizeMemo, o: object): void {
-  memo.produced.add(o);
+  if (!memo.byObject.has(o)) memo.byObject.set(o, UNMEASURED);
 }
 
 function serializedLength(x: unknown): number {
@@ -274,27 +279,37 @@ function serializedLength(x: unknown): number {
 }
 
 /**
- * Measures the elements of one array in order (`at` = position), tracking each message's run position
- * among adjacent equal timestamps. The render measures its input this way in its one reading pass.
+ * The size of `messages[at]` in a pass that measures one array in order (the render's reading pass,
+ * `elementSizes`): `run` is the element's position among adjacent elements sharing its numeric
+ * timestamp. The pass calls `coverInput(memo, n)` once before the first element.
  */
-export function inputSizer(memo: SizeMemo | undefined, n: number): (m: unknown, at: number) => number {
-  if (memo) coverPositions(memo, n);
-  let prevTs: unknown;
-  let run = 0;
-  return (m, at) => {
-    const ts = typeof m === "object" && m !== null ? (m as { timestamp?: unknown }).timestamp : undefined;
-    run = ts !== undefined && ts === prevTs ? run + 1 : 0;
-    prevTs = ts;
-    return charsAt(m, memo, run, at);
-  };
+export function sizeInPass(memo: SizeMemo, m: unknown, run: number, at: number): number {
+  return charsAt(m, memo, run, at);
+}
+
+/** Readies the memo's per-position shortcut for a pass over n elements (`sizeInPass`). */
+export function coverInput(memo: SizeMemo, n: number): void {
+  coverPositions(memo, n);
 }
 
 /** Per-element sizes of an array. */
 function elementSizes(messages: readonly unknown[], memo: SizeMemo | undefined): Float64Array {
   const n = messages.length;
-  const size = inputSizer(memo, n);
   const sizes = new Float64Array(n);
-  for (let i = 0; i < n; i++) sizes[i] = size(messages[i], i);
+  if (!memo) {
+    for (let i = 0; i < n; i++) sizes[i] = serializedLength(messages[i]);
+    return sizes;
+  }
+  coverInput(memo, n);
+  let prevTs = Number.NaN;
+  let run = 0;
+  for (let i = 0; i < n; i++) {
+    const m = messages[i];
+    const ts = timestampOf(m);
+    run = ts === prevTs ? run + 1 : 0;
+    prevTs = ts;
+    sizes[i] = sizeInPass(memo, m, run, i);
+  }
   return sizes;
 }
 
@@ -312,7 +327,7 @@ export function arrayChars(messages: readonly unknown[], memo?: SizeMemo): numbe
  * the input's order with some elements dropped, replaced or inserted. Output elements that are input
  * elements (in order) take the input's sizes; the rest (Condense's replacements, registered with
  * `producedSize`, or anything else) are measured through the memo, so any output is measured exactly.
- * `inputSizes`, when given, are the input's sizes already taken (with `inputSizer` and this memo).
+ * `inputSizes`, when given, are the input's sizes already taken (with `sizeInPass` and this memo).
  */
 export function renderChars(
   input: readonly unknown[],
@@ -333,10 +348,7 @@ export function renderChars(
       continue;
     }
     // Condense's replacements, and objects seen before, are measured by identity: no search needed.
-    const known =
-      typeof o === "object" && o !== null && memo && (memo.produced.has(o) || memo.byObject.has(o))
-        ? messageChars(o, memo)
-        : undefined;
+    const known = typeof o === "object" && o !== null && memo?.byObject.has(o) ? messageChars(o, memo) : undefined;
     if (known !== undefined) {
       after += known;
       continue;

@@ -72,17 +72,10 @@ export function pruneMessages(
   options: RenderOptions,
 ): RenderResult {
   const stats: RenderStats = { stubbed: 0, purged: 0, chainsApplied: 0, swept: 0, malformed: 0 };
-  const unchanged = (diagnostics: readonly Diagnostic[]): RenderResult => ({
-    messages,
-    pruned: false,
-    beforeChars: 0,
-    afterChars: 0,
-    diagnostics,
-    stats,
-  });
-  if (!Array.isArray(messages)) return unchanged(NO_DIAGNOSTICS);
+  if (!Array.isArray(messages)) return unchanged(messages, NO_DIAGNOSTICS, stats);
   const settings = options?.settings ?? DEFAULT_SETTINGS;
-  if (settings.enabled === false || !state || !(state.records instanceof Map)) return unchanged(NO_DIAGNOSTICS);
+  if (settings.enabled === false || !state || !(state.records instanceof Map))
+    return unchanged(messages, NO_DIAGNOSTICS, stats);
   const memo = options?.memo?.state === state ? options.memo : createRenderMemo(state);
   const ctx: RenderContext = {
     state,
@@ -91,6 +84,7 @@ export function pruneMessages(
     memo,
     stats,
     diagnostics: null,
+    copy: null,
     policy: options?.policy ?? decideRenderPolicy(messages, settings),
   };
   const input = messages as readonly unknown[];
@@ -104,10 +98,19 @@ export function pruneMessages(
   r = chainRangePrune(r, ctx);
   r = orphanSweep(r, ctx);
   const diagnostics = ctx.diagnostics ?? NO_DIAGNOSTICS;
-  if (r.messages === input) return unchanged(diagnostics);
+  if (r.messages === input) return unchanged(messages, diagnostics, stats);
   const rendered = r.messages as readonly AgentMessage[];
   if (options?.measure === false)
     return { messages: rendered, pruned: true, beforeChars: 0, afterChars: 0, diagnostics, stats };
   const sizes = renderChars(input, r.messages, memo.sizes, read.sizes ?? undefined);
   return { messages: rendered, pruned: true, beforeChars: sizes.before, afterChars: sizes.after, diagnostics, stats };
+}
+
+/** The result of a render that changed nothing: the input itself, with the 0/0 size sentinel. */
+function unchanged(
+  messages: readonly AgentMessage[],
+  diagnostics: readonly Diagnostic[],
+  stats: RenderStats,
+): RenderResult {
+  return { messages, pruned: false, beforeChars: 0, afterChars: 0, diagnostics, stats };
 }

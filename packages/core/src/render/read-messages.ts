@@ -6,7 +6,7 @@
  * of once per phase and once more to measure it, is what keeps a cold render close to a warm one.
  */
 import { kindOf, timestampOf, type Rendering } from "./message-shape.ts";
-import { inputSizer, type SizeMemo } from "./message-size.ts";
+import { coverInput, sizeInPass, type SizeMemo } from "./message-size.ts";
 
 export interface InputReading {
   readonly rendering: Rendering;
@@ -19,12 +19,16 @@ export function readMessages(messages: readonly unknown[], sizeMemo: SizeMemo | 
   const kinds = new Uint8Array(n);
   const timestamps = new Float64Array(n);
   const sizes = sizeMemo ? new Float64Array(n) : null;
-  const size = sizeMemo ? inputSizer(sizeMemo, n) : null;
+  if (sizeMemo) coverInput(sizeMemo, n);
+  /** the message's position among adjacent messages sharing its timestamp (the size memo's `run`) */
+  let run = 0;
   for (let i = 0; i < n; i++) {
     const m = messages[i];
     kinds[i] = kindOf(m);
-    timestamps[i] = timestampOf(m);
-    if (sizes && size) sizes[i] = size(m, i);
+    const ts = timestampOf(m);
+    timestamps[i] = ts;
+    run = i > 0 && ts === timestamps[i - 1] ? run + 1 : 0;
+    if (sizes && sizeMemo) sizes[i] = sizeInPass(sizeMemo, m, run, i);
   }
   return { rendering: { messages, kinds, timestamps }, sizes };
 }

@@ -32,8 +32,20 @@ export interface RenderContext {
   readonly memo: RenderMemo;
   readonly stats: RenderStats;
   diagnostics: Diagnostic[] | null;
+  /** The last copy of the messages a phase of this render made (`writable`), null before any. */
+  copy: unknown[] | null;
 }
 
 export function report(ctx: RenderContext, d: Diagnostic): void {
   (ctx.diagnostics ??= []).push(d);
+}
+
+/**
+ * An array a phase may write into in place of `messages`: the copy an earlier phase of this render
+ * made when `messages` is that copy (no caller sees it yet), else a new copy. Phases 1 and 2 replace
+ * messages in place, so the second writes into the first's copy instead of copying the history again.
+ */
+export function writable(ctx: RenderContext, messages: readonly unknown[]): unknown[] {
+  if (ctx.copy !== messages) ctx.copy = messages.slice();
+  return ctx.copy;
 }

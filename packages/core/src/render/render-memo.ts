@@ -50,10 +50,11 @@ export interface RenderMemo {
   ranges: RangeIndex | null;
   /**
    * Copies this state's renders built from a host message (purged and thinking-stripped assistants),
-   * by the message they were built from and what was changed, so a host that hands over the same
+   * by the message they were built from, with what was changed (one change per message: the purge
+   * copies the host's assistant, the strip copies that copy), so a host that hands over the same
    * objects gets the same copies back.
    */
-  readonly copies: WeakMap<object, Map<string, object>>;
+  readonly copies: WeakMap<object, { change: string; copy: object }>;
   /** Per chain entry, where its span was when the cross-check was taken, and the verdict. */
   readonly crossChecks: Map<string, { start: number; end: number; mismatch: Diagnostic | null }>;
   /** Protection verdicts per record under `rulesFor`'s settings (reset when the settings change). */
@@ -100,17 +101,16 @@ export function rulesFor(memo: RenderMemo, settings: CondenseSettings): Protecti
   return memo.rules.rules;
 }
 
-/** The copy of `source` made for `change`, built once per memo (same bytes whatever the memo). */
+/**
+ * The copy of `source` made for `change`, built once per memo (same bytes whatever the memo). When
+ * `build` changes nothing (returns `source`), nothing is kept: pi hands over fresh clones, so such an
+ * entry would never be hit again, and an entry whose value holds its own key survives young-generation
+ * collections (V8 keeps it until a full GC), dragging the clone's message into old space on every call.
+ */
 export function memoCopy<T extends object>(memo: RenderMemo, source: object, change: string, build: () => T): T {
-  let bySource = memo.copies.get(source);
-  if (!bySource) {
-    bySource = new Map();
-    memo.copies.set(source, bySource);
-  }
-  let copy = bySource.get(change) as T | undefined;
-  if (!copy) {
-    copy = build();
-    bySource.set(change, copy);
-  }
+  const last = memo.copies.get(source);
+  if (last?.change === change) return last.copy as T;
+  const copy = build();
+  if (copy !== source) memo.copies.set(source, { change, copy });
   return copy;
 }

@@ -11,7 +11,7 @@ import { isProtectedCall } from "../protection.ts";
 import { hasLegacyBareRecord, isSummarized, recordFor } from "../state.ts";
 import { storedStubText, summaryStubText } from "../texts.ts";
 import { Kind, type Rendering } from "./message-shape.ts";
-import type { RenderContext } from "./render-context.ts";
+import { writable, type RenderContext } from "./render-context.ts";
 import { producedSize } from "./message-size.ts";
 import type { StubPlan } from "./render-memo.ts";
 import { resultKey } from "./render-policy.ts";
@@ -31,7 +31,7 @@ export function stubReplace(r: Rendering, ctx: RenderContext): Rendering {
     if (ctx.policy.graceKeys.size > 0 && ctx.policy.graceKeys.has(resultKey(m))) continue;
     // A host that hands back rendered output already holds the stub.
     if (m === plan.stub || isSameStub(m, plan.stub)) continue;
-    (out ??= messages.slice())[i] = plan.stub;
+    (out ??= writable(ctx, messages))[i] = plan.stub;
     ctx.stats.stubbed++;
   }
   // A stub replaces a tool result in place: the kinds and timestamps still hold.

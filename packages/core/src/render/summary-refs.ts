@@ -10,12 +10,15 @@ import { isObject } from "../messages.ts";
 
 /**
  * Whether any ref of the message is covered, in their order: a timestamped ref by
- * `timed(ts, id)`, a bare one by `bare(id)`. Read in place, nothing allocated per ref.
+ * `timed(what, ts, id)`, a bare one by `bare(what, id)`, where `what` is the caller's record of what
+ * covers a ref (so the tests are plain functions, not closures built per call). Read in place,
+ * nothing allocated per ref.
  */
-export function anyRefCovered(
+export function anyRefCovered<W>(
   m: { details?: unknown },
-  timed: (ts: number, id: string) => boolean,
-  bare: (id: string) => boolean,
+  what: W,
+  timed: (what: W, ts: number, id: string) => boolean,
+  bare: (what: W, id: string) => boolean,
 ): boolean {
   const d = m.details;
   if (!isObject(d)) return false;
@@ -25,7 +28,8 @@ export function anyRefCovered(
       const r = refs[k];
       if (!isObject(r) || typeof r.toolCallId !== "string") continue;
       const ts = r.resultTimestamp;
-      if (typeof ts === "number" && Number.isFinite(ts) ? timed(ts, r.toolCallId) : bare(r.toolCallId)) return true;
+      if (typeof ts === "number" && Number.isFinite(ts) ? timed(what, ts, r.toolCallId) : bare(what, r.toolCallId))
+        return true;
     }
     return false;
   }
@@ -33,7 +37,7 @@ export function anyRefCovered(
     const ids = d.toolCallIds;
     for (let k = 0; k < ids.length; k++) {
       const id = ids[k];
-      if (typeof id === "string" && bare(id)) return true;
+      if (typeof id === "string" && bare(what, id)) return true;
     }
   }
   return false;

@@ -13,6 +13,8 @@ export interface ServiceConfig {
   /** Stop after this long with no client and no flush; 0 never. */
   idleMs: number;
   logLevel: LogLevel;
+  /** The nice value the service lowers itself to (0 leaves it). */
+  nice: number;
 }
 
 export function serviceConfig(env: Env, options: ReadOptions = {}): ServiceConfig {
@@ -21,6 +23,7 @@ export function serviceConfig(env: Env, options: ReadOptions = {}): ServiceConfi
     dataDir: dataRoot(env),
     idleMs: r.get("CONDENSE_SERVICE_IDLE_MS"),
     logLevel: r.get("CONDENSE_LOG_LEVEL"),
+    nice: r.get("CONDENSE_SERVICE_NICE"),
   };
   r.done();
   return config;

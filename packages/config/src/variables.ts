@@ -278,6 +278,13 @@ export const VARIABLES = {
       "the local service stops after this long with no client connected and no flush queued or running; 0 never",
     readers: ["service", "cli"],
   }),
+  CONDENSE_SERVICE_NICE: variable({
+    kind: integer(0, 19),
+    default: 10,
+    description:
+      "the local service's CPU priority below the agent's: a nice value (0-19) for its process and, on Linux, its scheduling autogroup, so pi goes first when both want the CPU; 0 leaves it at the agent's",
+    readers: ["service"],
+  }),
   CONDENSE_SERVICE_ENTRY: optional({
     kind: text(),
     defaultText: "`@condense/service/daemon`",

@@ -1,12 +1,14 @@
 /**
  * The local service's process: `node packages/service/bin/condense-service.mjs` (which loads this
  * through tsx). Configured by env only (@condense/config's service view): CONDENSE_DATA_DIR (default ~/.pi/agent/condense),
- * CONDENSE_SERVICE_IDLE_MS (default 10 minutes; 0 never stops), CONDENSE_LOG_LEVEL (default info),
+ * CONDENSE_SERVICE_IDLE_MS (default 10 minutes; 0 never stops), CONDENSE_SERVICE_NICE (default 10),
+ * CONDENSE_LOG_LEVEL (default info),
  * plus the worker's summarizer variables. Exits 75 when another live process owns the directory.
  */
 import { ConfigError, processEnv, serviceConfig } from "@condense/config";
 import { DataDirOwnedError } from "./data-dir-lock.ts";
 import { OWNED_EXIT_CODE, runLocalService } from "./local-service.ts";
+import { lowerPriority } from "./lower-priority.ts";
 
 const env = processEnv();
 let config: ReturnType<typeof serviceConfig>;
@@ -17,6 +19,10 @@ try {
   process.exit(2);
 }
 
+// Before the start's work (PGlite, migrations, WebAssembly compilation): that is what the agent's
+// first steps would otherwise share the CPU with.
+const priority = lowerPriority(config.nice);
+
 try {
   const running = await runLocalService({
     dataDir: config.dataDir,
@@ -24,6 +30,7 @@ try {
     env,
     logLevel: config.logLevel,
   });
+  running.logger.info({ nice: priority.process, autogroupNice: priority.autogroup }, "local service priority");
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => void running.stop(signal));
   // Crash-only: after an error nothing caught, exit; the owner lock is taken over and the next client
   // that needs the service starts a fresh one (commits are idempotent, queued requests are re-swept).

@@ -194,7 +194,7 @@ export function createCondenseClient(options: CondenseClientOptions): CondenseCl
     backoff,
     settings: () => settings,
     ...(options.maxApplyDeferrals !== undefined ? { maxApplyDeferrals: options.maxApplyDeferrals } : {}),
-    onLanded: (tokens, summaries) => scheduler.trigger.landed(tokens, summaries),
+    onLanded: (tokens) => scheduler.trigger.landed(tokens),
     sizeOf,
     ...(options.schedule ? { schedule: options.schedule } : {}),
     emit,

@@ -6,7 +6,6 @@
 import {
   computeContextMetrics,
   isSummaryMessage,
-  messageChars,
   occurrenceKeysOf,
   pruneMessages,
   statusLineText,
@@ -36,11 +35,8 @@ export interface RenderSessionOptions {
   settings(): CondenseSettings;
   /** Render calls a staged delta may wait for its summaries to reach the context (default 3). */
   maxApplyDeferrals?: number;
-  /**
-   * A newly applied state took `tokens` out of the context (the landed flush's reclaim); `summaries`:
-   * what the summary messages in that context take, and how many tool calls they cover.
-   */
-  onLanded(tokens: number, summaries: SummarySize): void;
+  /** A newly applied state took `tokens` out of the context (the landed flush's reclaim). */
+  onLanded(tokens: number): void;
   /** Message sizes for the metrics (message-sizes.ts). */
   sizeOf?: SizeOf;
   /** When diagnostics are posted and the service's counts read (background-schedule.ts). */
@@ -162,7 +158,7 @@ export class RenderSession {
         const before = reclaim ? reclaim.beforeChars - reclaim.afterChars : 0;
         this.reclaimed = { beforeChars: r.beforeChars, afterChars: r.afterChars };
         this.measuredVersion = mirror.applied.version;
-        this.o.onLanded(tokensOfChars(r.beforeChars - r.afterChars - before), summarySize(messages));
+        this.o.onLanded(tokensOfChars(r.beforeChars - r.afterChars - before));
       }
       if (r.diagnostics.length > 0 && !this.allRecorded(r.diagnostics)) {
         const fresh = this.reporter.report(r.diagnostics);
@@ -249,24 +245,4 @@ export class RenderSession {
       return null;
     }
   }
-}
-
-/** The summary messages of a context: their tokens and the tool calls they cover. */
-export interface SummarySize {
-  tokens: number;
-  calls: number;
-}
-
-/** Sizes the summary messages of `messages` (once per landed state: a scan, no serialization of the rest). */
-export function summarySize(messages: readonly AgentMessage[]): SummarySize {
-  let chars = 0;
-  let calls = 0;
-  for (const m of messages) {
-    if (!isSummaryMessage(m)) continue;
-    chars += messageChars(m);
-    const d = (m as { details?: { toolCallRefs?: unknown; toolCallIds?: unknown } }).details;
-    const refs = Array.isArray(d?.toolCallRefs) ? d.toolCallRefs : Array.isArray(d?.toolCallIds) ? d.toolCallIds : null;
-    calls += refs && refs.length > 0 ? refs.length : 1;
-  }
-  return { tokens: tokensOfChars(chars), calls };
 }

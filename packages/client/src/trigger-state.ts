@@ -6,7 +6,6 @@
  */
 import {
   DEFAULT_RECLAIM_SHARE,
-  DEFAULT_SUMMARY_SHARE,
   decideManual,
   decideMessageEnd,
   decideRearm,
@@ -99,19 +98,7 @@ export class TriggerState {
    * A flush landed and the render measured what the new state takes out of the branch (tokens): its
    * share of the tail the flush condensed calibrates the next estimate.
    */
-  landed(reclaimedTokens: number, summaries?: { tokens: number; calls: number }): void {
-    // The oldest flush in flight landed; what its summaries add to the context, per token of the
-    // results they summarize, is measured on the context's summary messages.
-    const results = this.inFlightResults.shift() ?? 0;
-    if (summaries && Number.isFinite(summaries.tokens)) {
-      const added = summaries.tokens - this.summaryTokensSeen;
-      if (added > 0 && results > 0) {
-        this.summaryTokensMeasured += added;
-        this.resultTokensMeasured += results;
-        this.summaryShare = this.summaryTokensMeasured / this.resultTokensMeasured;
-      }
-      this.summaryTokensSeen = Math.max(0, summaries.tokens);
-    }
+  landed(reclaimedTokens: number): void {
     if (this.inFlightTail === null || !(this.inFlightTail > 0) || !Number.isFinite(reclaimedTokens)) return;
     // Chains compressed in front of the pending work reclaim outside the tail: not part of its share.
     const ownReclaim = reclaimedTokens - this.inFlightChainReclaim;
@@ -129,17 +116,6 @@ export class TriggerState {
   reclaimShare = DEFAULT_RECLAIM_SHARE;
   /** The tail (tokens) the flush in flight condenses, until its reclaim is measured. */
   inFlightTail: number | null = null;
-  /**
-   * Result tokens each flush started and not landed summarizes, oldest first (their summaries are
-   * still to come); at most two are kept, so that a flush whose state never lands is forgotten.
-   */
-  private inFlightResults: number[] = [];
-  /** Summary tokens per summarized result token: the prior until a flush landed, then as measured. */
-  summaryShare = DEFAULT_SUMMARY_SHARE;
-  /** The context's summary tokens at the last landing, and the sums the share is measured from. */
-  private summaryTokensSeen = 0;
-  private summaryTokensMeasured = 0;
-  private resultTokensMeasured = 0;
   /** Summarizer USD per summarized token, as the service last reported it; null until it reported one. */
   summarizerUsdPerToken: number | null = null;
 
@@ -209,7 +185,6 @@ export class TriggerState {
       at,
       coldNow: this.coldReason !== null,
       reclaimShare: this.reclaimShare,
-      summaryShare: this.summaryShare,
       summarizerUsdPerToken: this.summarizerPrice(summarizerModel),
     };
   }
@@ -260,15 +235,7 @@ export class TriggerState {
     this.pendingCount++;
     if (!batch) return;
     const tokens = batchResultTokens(batch);
-    // Work that starts while flushes are in flight gets their summaries delivered behind it. (They stay
-    // counted once delivered: the pending start moves down with a shrinking context, observeUsage, by
-    // the reclaim net of those summaries, so the measured tail leaves them out.)
-    if (this.pending.toolCalls === 0)
-      this.pending = {
-        ...this.pending,
-        firstResultAt: this.contextTokens,
-        summaryTokensBehind: this.inFlightResults.reduce((n, t) => n + t, 0) * this.summaryShare,
-      };
+    if (this.pending.toolCalls === 0) this.pending = { ...this.pending, firstResultAt: this.contextTokens };
     this.pending = {
       ...this.pending,
       resultTokens: this.pending.resultTokens + tokens,
@@ -338,7 +305,6 @@ export class TriggerState {
     this.rearmed = false;
     this.pendingCount = 0;
     if (this.pending.toolCalls > 0) this.inFlightTail = Math.max(0, this.contextTokens - this.pending.firstResultAt);
-    this.inFlightResults = [...this.inFlightResults.slice(-1), this.pending.resultTokens];
     this.pending = { resultTokens: 0, toolCalls: 0, firstResultAt: 0 };
   }
 }

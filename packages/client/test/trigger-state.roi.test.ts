@@ -1,14 +1,6 @@
-import {
-  DEFAULT_SUMMARY_SHARE,
-  normalizeSettings,
-  SUMMARY_CUSTOM_TYPE,
-  tokensOfChars,
-  type AgentMessage,
-  type CapturedBatch,
-} from "@condense/core";
+import { normalizeSettings, type AgentMessage, type CapturedBatch } from "@condense/core";
 import { A, F } from "@condense/test-support/messages";
 import { describe, expect, it } from "vitest";
-import { summarySize } from "../src/render-session.ts";
 import { TriggerState, usageOfMessage } from "../src/trigger-state.ts";
 
 const ROI = normalizeSettings({});
@@ -162,57 +154,6 @@ describe("TriggerState under the roi policy", () => {
     expect(t.contextTokens).toBe(22_100);
     expect(t.pending.firstResultAt).toBe(60_000 - (62_000 - 22_100));
     expect(t.estimate().inputs.rewriteTokens).toBeGreaterThan(0);
-  });
-
-  it("work started while a flush is in flight expects that flush's summaries behind it, at the measured share", () => {
-    const t = new TriggerState();
-    t.messageEnd(ROI, toolTurn(0), { input: 0, cacheRead: 0, cacheWrite: 20_000, output: 0 });
-    t.pushed(batch(8000));
-    t.pushed(batch(8000));
-    t.flushStarted(); // 4 000 result tokens in flight
-    t.messageEnd(ROI, toolTurn(1), { input: 0, cacheRead: 24_000, cacheWrite: 500, output: 0 });
-    t.pushed(batch(4000));
-    expect(t.pending.summaryTokensBehind).toBe(4000 * DEFAULT_SUMMARY_SHARE);
-    // The cost model rewrites them, and this flush's own summaries (inside the loop, no turn growth).
-    const e = t.estimate("turn-end");
-    const kept = 1000 - e.inputs.reclaimTokens;
-    expect(e.inputs.rewriteTokens).toBeCloseTo(kept + 5000 * DEFAULT_SUMMARY_SHARE, 9);
-    // A second flush starts before the first landed: the work after it has both behind it.
-    t.flushStarted();
-    t.pushed(batch(4000));
-    expect(t.pending.summaryTokensBehind).toBe(5000 * DEFAULT_SUMMARY_SHARE);
-    t.pending = { resultTokens: 0, toolCalls: 0, firstResultAt: 0 };
-    // The first landed: its summary messages measure 400 tokens for its 4 000 result tokens.
-    t.landed(3000, { tokens: 400, calls: 2 });
-    expect(t.summaryShare).toBeCloseTo(0.1, 9);
-    // The second (1 000 result tokens) adds 300: 700 for 5 000.
-    t.landed(700, { tokens: 700, calls: 3 });
-    expect(t.summaryShare).toBeCloseTo(0.14, 9);
-    t.pushed(batch(4000));
-    expect(t.pending.summaryTokensBehind).toBe(0);
-    const after = t.estimate("turn-end");
-    expect(after.inputs.rewriteTokens).toBeCloseTo(1000 - after.inputs.reclaimTokens + 1000 * 0.14, 9);
-  });
-
-  it("sizes the summary messages of a context and the calls they cover", () => {
-    const summary = (refs: number, text: string): AgentMessage =>
-      ({
-        role: "custom",
-        customType: SUMMARY_CUSTOM_TYPE,
-        content: text,
-        display: false,
-        details: {
-          summaryId: `s${refs}`,
-          toolCallRefs: Array.from({ length: refs }, (_, i) => ({ shortId: `r${i}`, toolCallId: `c${i}` })),
-        },
-        timestamp: 1,
-      }) as unknown as AgentMessage;
-    const a = summary(1, "x".repeat(400));
-    const b = summary(3, "y".repeat(800));
-    const size = summarySize([toolTurn(0), a, reply(2), b]);
-    expect(size.calls).toBe(4);
-    expect(size.tokens).toBe(tokensOfChars(JSON.stringify(a).length + JSON.stringify(b).length));
-    expect(summarySize([toolTurn(0), reply(1)])).toEqual({ tokens: 0, calls: 0 });
   });
 
   it("a summarizer that delivered summaries and billed nothing (deterministic) is free for the cost model", () => {

@@ -16,13 +16,6 @@ export interface PendingWork {
   toolCalls: number;
   /** Context tokens in front of the first pending result: the part of the prefix a flush keeps. */
   firstResultAt: number;
-  /**
-   * Tokens of summaries that will sit behind the first pending result: those of flushes still in
-   * flight when this work started (pi delivers an extension's message after the running tool batch,
-   * so they land behind it). A flush of this work breaks the prefix in front of them, and its first
-   * request writes them again. Default 0.
-   */
-  summaryTokensBehind?: number;
 }
 
 /**
@@ -38,13 +31,6 @@ export const DEFAULT_RECLAIM_SHARE = 0.5;
 export const MIN_RECLAIM_TOKENS = 256;
 /** Share of the pending results' own tokens a flush reclaims at least (their stubs and summaries are small). */
 export const RESULT_RECLAIM = 0.8;
-/**
- * Summary tokens a flush adds to the context per token of results it summarizes, until the client
- * has measured its own (the summary messages its landed flushes delivered, over the results they
- * covered): the deterministic summarizer's messages measured 0.20 of the results on the README
- * sample, 0.23 on the SWE-agent pydicom run and on gjc_01.
- */
-export const DEFAULT_SUMMARY_SHARE = 0.25;
 /** Summarizer spend per summarized token of a model summarizer until the service reports its own (Haiku 4.5: $1 in, $5 out, ~15% out). */
 export const DEFAULT_SUMMARIZER_USD_PER_TOKEN = 1.75e-6;
 
@@ -85,8 +71,6 @@ export interface RoiInput {
   prices?: CachePrices;
   /** Learned share of the tail a flush reclaims (see DEFAULT_RECLAIM_SHARE). */
   reclaimShare?: number;
-  /** Summary tokens per summarized result token (see DEFAULT_SUMMARY_SHARE). */
-  summaryShare?: number;
   summarizerUsdPerToken?: number;
 }
 
@@ -138,24 +122,13 @@ export function estimateFlushEffect(
   return { reclaimTokens, rewriteTokens: tail - reclaimTokens };
 }
 
-/**
- * Summary tokens the flush's first request writes besides the tail it keeps: its own summaries, and
- * the summaries of flushes in flight delivered behind the pending work (the prefix breaks in front of
- * them). Inside the agent's loop a flush lands one request later, but the turn made in between is new
- * to the cache with or without the flush: it is not part of the rewrite.
- */
-export function summariesWritten(input: Pick<RoiInput, "pending" | "contextTokens" | "summaryShare">): number {
-  if (pendingTailTokens(input.pending, input.contextTokens) === 0) return 0;
-  const own = nonNeg(input.pending.resultTokens) * nonNeg(input.summaryShare ?? DEFAULT_SUMMARY_SHARE);
-  return own + nonNeg(input.pending.summaryTokensBehind ?? 0);
-}
-
 export function decideRoi(input: RoiInput): RoiDecision {
   const prices = input.prices ?? observedPrices(input.reuse, DEFAULT_CACHE_PRICES);
   const forecast = forecastReuse(input.reuse);
   const effect = estimateFlushEffect(input.pending, input.contextTokens, input.reclaimShare, input.chains);
   const reclaimTokens = effect.reclaimTokens;
-  const rewriteTokens = effect.rewriteTokens + summariesWritten(input);
+  // Inside the agent's loop the flush lands one request later: that request's turn is rewritten too.
+  const rewriteTokens = effect.rewriteTokens + (input.at === "turn-end" ? input.reuse.growthPerCall : 0);
   const nextWarm = input.coldNow ? 0 : input.at === "message-end" ? forecast.warmAfterReply : forecast.warmAfterTool;
   const inputs: FlushValueInput = {
     prices,

@@ -9,7 +9,6 @@ import {
 } from "../../src/economics/cache-reuse.ts";
 import {
   DEFAULT_SUMMARIZER_USD_PER_TOKEN,
-  DEFAULT_SUMMARY_SHARE,
   decideRoi,
   MIN_RECLAIM_TOKENS,
   summarizerPriorUsdPerToken,
@@ -248,62 +247,6 @@ describe("roi decision", () => {
       summarizerUsdPerToken: 1,
     });
     expect(d.flush).toBe(false);
-  });
-
-  it("a turn-end flush rewrites its kept tail and the summaries it writes, not the turn the model makes meanwhile", () => {
-    // An agent loop of ~9 000-token turns (Codex agno): the context grows by 9 000 tokens a request.
-    const codexLike = run(Array.from({ length: 6 }, (_, i) => [call(9_000 * i, 9_000), false] as [CallUsage, boolean]));
-    expect(codexLike.growthPerCall).toBeGreaterThan(8_000);
-    const input = {
-      reuse: codexLike,
-      pending: { resultTokens: 12_000, toolCalls: 2, firstResultAt: 50_000 },
-      contextTokens: 62_500,
-      coldNow: false,
-      summarizerUsdPerToken: 0,
-    };
-    const d = decideRoi({ ...input, at: "turn-end" });
-    // Tail 12 500, reclaim 80 % of the results (9 600): 2 900 kept plus the results' summaries.
-    expect(d.inputs.reclaimTokens).toBe(9_600);
-    expect(d.inputs.rewriteTokens).toBe(2_900 + 12_000 * DEFAULT_SUMMARY_SHARE);
-    // The next turn is written with or without the flush: the rewrite is the same at a reply.
-    expect(decideRoi({ ...input, at: "message-end" }).inputs.rewriteTokens).toBe(d.inputs.rewriteTokens);
-    // With N = 4 left this pays (it did not while the 9 000-token turn was counted as rewritten).
-    expect(d.inputs.remainingCalls).toBe(4);
-    expect(d.flush).toBe(true);
-  });
-
-  it("summaries delivered behind the pending work are rewritten by its flush, at the measured share", () => {
-    const base = {
-      reuse: warm,
-      contextTokens: 80_000,
-      at: "turn-end" as const,
-      coldNow: false,
-      summarizerUsdPerToken: 0,
-    };
-    const alone = decideRoi({ ...base, pending: { resultTokens: 800, toolCalls: 1, firstResultAt: 79_000 } });
-    const behind = decideRoi({
-      ...base,
-      pending: { resultTokens: 800, toolCalls: 1, firstResultAt: 79_000, summaryTokensBehind: 450 },
-    });
-    expect(behind.inputs.rewriteTokens - alone.inputs.rewriteTokens).toBe(450);
-    expect(behind.value.nowUsd).toBeLessThan(alone.value.nowUsd);
-    const measured = decideRoi({
-      ...base,
-      pending: { resultTokens: 800, toolCalls: 1, firstResultAt: 79_000 },
-      summaryShare: 0.5,
-    });
-    expect(measured.inputs.rewriteTokens - alone.inputs.rewriteTokens).toBeCloseTo(
-      800 * (0.5 - DEFAULT_SUMMARY_SHARE),
-      9,
-    );
-    // A flush of chains only (nothing pending) writes no summary of results.
-    expect(
-      decideRoi({
-        ...base,
-        pending: { resultTokens: 0, toolCalls: 0, firstResultAt: 0, summaryTokensBehind: 450 },
-        chains: [{ tailTokens: 5_000, reclaimTokens: 3_000 }],
-      }).inputs.rewriteTokens,
-    ).toBe(2_000);
   });
 
   it("nothing pending never flushes", () => {

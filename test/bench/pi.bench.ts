@@ -39,6 +39,7 @@ import { startFakeLlm, type FakeLlm, type Scenario } from "@condense/test-suppor
 import { stopLocalService } from "../e2e/local-service-support.ts";
 import { EXTENSION_DIR, piEnv, preparePiHome, REPO, spawnPi, type PiHome } from "../e2e/pi-runner.ts";
 import { FAKE_CONTEXT_WINDOW, SCENARIO_SETTINGS } from "../e2e/scenario.ts";
+import { localDataDir } from "../e2e/scenario-run.ts";
 
 const STEPS = Number(process.env.BENCH_PI_STEPS) || 40;
 const REPS = Number(process.env.BENCH_PI_REPS) || 3;
@@ -50,7 +51,7 @@ const PRESTARTED = process.env.BENCH_PI_PRESTARTED === "1";
 /** Starts the local service pi would start for `home` (the prebuilt one, pi's env) and waits until it answers. */
 async function prestartService(home: PiHome): Promise<void> {
   await localServiceHost({
-    dataDir: join(home.agentDir, "condense"),
+    dataDir: localDataDir(home),
     command: { file: process.execPath, args: [join(EXTENSION_DIR, ".prebuilt/dist/service.js")] },
     env: piEnv(home),
   }).ensure();
@@ -190,7 +191,7 @@ async function runOnce(
   const cpu: { at: number; cpu: number }[] = [];
   // The local service's CPU over the run (cold: from its start), to see what competes with pi's steps.
   const serviceCpu: { at: number; cpu: number }[] = [];
-  const condenseDir = join(home.agentDir, "condense");
+  const condenseDir = localDataDir(home);
   let servicePid: number | null = null;
   const poll = setInterval(() => {
     const at = Date.now();
@@ -271,18 +272,18 @@ async function main(): Promise<void> {
       const h = home("condense");
       results.push(await runOnce(llm, h, "cold", EXTENSION_DIR));
       results.push(await runOnce(llm, h, "warm", EXTENSION_DIR));
-      await stopLocalService(join(h.agentDir, "condense")).catch(() => {});
+      await stopLocalService(localDataDir(h)).catch(() => {});
       if (PRESTARTED) {
         const p = home("pre");
         await prestartService(p);
         results.push(await runOnce(llm, p, "pre", EXTENSION_DIR));
-        await stopLocalService(join(p.agentDir, "condense")).catch(() => {});
+        await stopLocalService(localDataDir(p)).catch(() => {});
       }
       if (BASELINE) {
         const b = home("baseline");
         results.push(await runOnce(llm, b, "base-cold", BASELINE, BASELINE_ENV));
         results.push(await runOnce(llm, b, "base-warm", BASELINE, BASELINE_ENV));
-        await stopLocalService(join(b.agentDir, "condense")).catch(() => {});
+        await stopLocalService(localDataDir(b)).catch(() => {});
       }
       process.stderr.write(`rep ${rep + 1}/${REPS} done\n`);
     }

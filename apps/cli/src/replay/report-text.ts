@@ -22,6 +22,9 @@ function table(header: string[], rows: string[][]): string {
  * The oracle's best schedule flushes nothing (no flush pays on the session): the policy's share of a
  * zero saving is 1 when it lost nothing, which the headline says in words rather than as "100% of 0".
  */
+/** A share (1 = 100 %) as a percentage with one decimal. */
+const tenths = (share: number) => Math.round(share * 1000) / 10;
+
 const noScheduleSaves = (r: ReplayResult) =>
   r.oracle.oracleFlushes.length === 0 && r.oracle.oracleUsd >= r.oracle.noneUsd - 1e-12;
 
@@ -36,10 +39,10 @@ export function headline(r: ReplayResult): string[] {
     noScheduleSaves(r)
       ? `policy vs the best flush schedule (oracle, same summaries and cost model): no schedule saves anything on this session (the oracle's best is to flush nothing); the policy made ${r.oracle.policyFlushes.length} flushes and saved ${c.vsNoCompaction.savedPct}%, ${o.share >= 1 ? "counted as matching the oracle (100%)" : "a loss, counted as 0% of the oracle"}`
       : o.replayed && o.replayed.savedUsd < c.vsNoCompaction.savedUsd
-        ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: the oracle's ${o.oracleFlushes.length} flushes, the best schedule in the turn model, replayed at ${o.replayed.savedPct}% saved, below the policy's ${c.vsNoCompaction.savedPct}% with ${r.oracle.policyFlushes.length}: the turn model misjudges this session, so the policy's own schedule is the best known (share counted: ${Math.round(o.share * 1000) / 10}%; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
+        ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: the oracle's ${o.oracleFlushes.length} flushes, the best schedule in the turn model, replayed at ${o.replayed.savedPct}% saved, below the policy's ${c.vsNoCompaction.savedPct}% with ${r.oracle.policyFlushes.length}: the turn model misjudges this session, so the policy's own schedule is the best known (share counted: ${tenths(o.share)}%; ${tenths(o.modelShare)}% in the turn model)`
         : o.replayed
-          ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: ${Math.round(o.share * 1000) / 10}% of its saving (${o.replayed.savedPct}% saved by the oracle's ${o.oracleFlushes.length} flushes, ${r.oracle.policyFlushes.length} by the policy; ${Math.round(o.modelShare * 1000) / 10}% in the turn model)`
-          : `policy vs the best flush schedule (oracle, same summaries and cost model), in the turn model: ${Math.round(o.share * 1000) / 10}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
+          ? `policy vs the best flush schedule (oracle, same summaries and cost model), both replayed: ${tenths(o.share)}% of its saving (${o.replayed.savedPct}% saved by the oracle's ${o.oracleFlushes.length} flushes, ${r.oracle.policyFlushes.length} by the policy; ${tenths(o.modelShare)}% in the turn model)`
+          : `policy vs the best flush schedule (oracle, same summaries and cost model), in the turn model: ${tenths(o.share)}% of its saving (${r.oracle.policyFlushes.length} flushes vs ${r.oracle.oracleFlushes.length})`,
   ];
   for (const [name, x] of [
     ["no compaction", c.vsNoCompaction],
@@ -177,7 +180,7 @@ export function renderTextReport(r: ReplayResult): string {
   );
   if (o.replayed)
     lines.push(
-      `The oracle's schedule replayed like the policy: ${usd(o.replayed.costUsd)} (${o.replayed.savedPct}% saved vs no compaction); the policy's share of it: ${Math.round(o.share * 1000) / 10}%`,
+      `The oracle's schedule replayed like the policy: ${usd(o.replayed.costUsd)} (${o.replayed.savedPct}% saved vs no compaction); the policy's share of it: ${tenths(o.share)}%`,
     );
   lines.push("");
   if (r.invariantViolations.length === 0 && r.renderFailures.length === 0)

@@ -62,8 +62,8 @@ function emptyPositions(n: number): SizeMemo["positions"] {
   return { ts: new Float64Array(n), h1: new Int32Array(n), h2: new Int32Array(n), chars: new Float64Array(n).fill(-1) };
 }
 
-/** Grows the per-position shortcut to n positions, keeping what it held. */
-function coverPositions(memo: SizeMemo, n: number): void {
+/** Grows the per-position shortcut to n positions, keeping what it held (once before a pass, `sizeInPass`). */
+export function coverInput(memo: SizeMemo, n: number): void {
   const p = memo.positions;
   if (p.ts.length >= n) return;
   const q = emptyPositions(Math.max(n, 2 * p.ts.length, 256));
@@ -285,11 +285,6 @@ function serializedLength(x: unknown): number {
  */
 export function sizeInPass(memo: SizeMemo, m: unknown, run: number, at: number): number {
   return charsAt(m, memo, run, at);
-}
-
-/** Readies the memo's per-position shortcut for a pass over n elements (`sizeInPass`). */
-export function coverInput(memo: SizeMemo, n: number): void {
-  coverPositions(memo, n);
 }
 
 /** Per-element sizes of an array. */

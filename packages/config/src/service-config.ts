@@ -15,6 +15,8 @@ export interface ServiceConfig {
   logLevel: LogLevel;
   /** The nice value the service lowers itself to (0 leaves it). */
   nice: number;
+  /** Which WebAssembly compiler tier runs its PGlite (packages/db/src/pglite-wasm-tier.ts). */
+  pgliteTier: "baseline" | "optimizing";
 }
 
 export function serviceConfig(env: Env, options: ReadOptions = {}): ServiceConfig {
@@ -24,6 +26,7 @@ export function serviceConfig(env: Env, options: ReadOptions = {}): ServiceConfi
     idleMs: r.get("CONDENSE_SERVICE_IDLE_MS"),
     logLevel: r.get("CONDENSE_LOG_LEVEL"),
     nice: r.get("CONDENSE_SERVICE_NICE"),
+    pgliteTier: r.get("CONDENSE_SERVICE_PGLITE_TIER"),
   };
   r.done();
   return config;

@@ -285,6 +285,13 @@ export const VARIABLES = {
       "the local service's CPU priority below the agent's: a nice value (0-19) for its process and, on Linux, its scheduling autogroup, so pi goes first when both want the CPU; 0 leaves it at the agent's",
     readers: ["service"],
   }),
+  CONDENSE_SERVICE_PGLITE_TIER: variable<"baseline" | "optimizing">({
+    kind: oneOf(["baseline", "optimizing"] as const),
+    default: "baseline",
+    description:
+      "which of V8's WebAssembly compilers runs the local service's PGlite: `baseline` skips the optimizing recompile of Postgres (1-2 CPU-seconds on up to four threads in the service's first seconds, beside the agent's first steps) at about a fifth slower queries; `optimizing` is V8's default, for a service with steady heavy traffic",
+    readers: ["service"],
+  }),
   CONDENSE_SERVICE_ENTRY: optional({
     kind: text(),
     defaultText: "`@condense/service/daemon`",

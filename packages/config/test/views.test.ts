@@ -90,7 +90,9 @@ describe("the views", () => {
 
   it("service: idle time and log level", () => {
     expect(serviceConfig({ CONDENSE_SERVICE_IDLE_MS: "0" })).toMatchObject({ idleMs: 0, logLevel: "info" });
-    expect(serviceConfig({})).toMatchObject({ idleMs: 600_000 });
+    expect(serviceConfig({})).toMatchObject({ idleMs: 600_000, pgliteTier: "baseline" });
+    expect(serviceConfig({ CONDENSE_SERVICE_PGLITE_TIER: "optimizing" }).pgliteTier).toBe("optimizing");
+    expect(() => serviceConfig({ CONDENSE_SERVICE_PGLITE_TIER: "turbo" })).toThrow(/CONDENSE_SERVICE_PGLITE_TIER/);
     expect(() => serviceConfig({ CONDENSE_SERVICE_IDLE_MS: "-5" })).toThrow(/CONDENSE_SERVICE_IDLE_MS="-5"/);
   });
 

@@ -18,6 +18,7 @@ export {
 export { ConflictError, NotFoundError } from "./errors.ts";
 export { migrateDb, MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY } from "./migrate.ts";
 export { openMigratedMemoryPglite } from "./pglite-memory-template.ts";
+export { type PgliteWasmTier, setPgliteWasmTier } from "./pglite-wasm-tier.ts";
 export { keepAsMigratedTemplate, seedFromTemplate, seedMigratedPglite } from "./pglite-template.ts";
 export { ensurePgliteTemplates, type EnsuredTemplates, templateCacheDirs } from "./pglite-template-cache.ts";
 export { lockSession, sessionLockKey } from "./session-lock.ts";

@@ -39,5 +39,7 @@ describe("the local service started by a client", () => {
     const log = readFileSync(host.paths.logFile, "utf8");
     expect(log).toContain('"msg":"local service listening"');
     expect(log).toContain("idle for 1500 ms");
+    // The default tier, as applied (the priority line reports what the process set).
+    expect(log).toMatch(/"pgliteTier":"baseline"[^\n]*"msg":"local service priority"/);
   });
 });

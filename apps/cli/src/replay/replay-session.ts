@@ -27,7 +27,7 @@ import {
   toolCallsOf,
   type AgentMessage,
 } from "@condense/core";
-import { openMigratedMemoryPglite, templateCacheDirs } from "@condense/db";
+import { openMigratedMemoryPglite, setPgliteWasmTier, templateCacheDirs } from "@condense/db";
 import { startSingleProcessService, type SingleProcessService } from "@condense/service";
 import { CacheCostMeter, type CacheTally } from "./cache-cost.ts";
 import type { LoadedSession } from "./load-session.ts";
@@ -240,6 +240,9 @@ async function onOwnService<T>(
 ): Promise<T> {
   const ownDir = dataDirOption === undefined;
   const dataDir = dataDirOption ?? mkdtempSync(join(tmpdir(), "condense-replay-"));
+  // A replay is a short burst of statements: V8's optimizing recompile of Postgres would cost more CPU
+  // than it saves (pglite-wasm-tier.ts; the README sample: 4.1-4.4 s of wall time with it, 3.4-3.6 without).
+  setPgliteWasmTier("baseline");
   // A throwaway database in memory, loaded migrated from a cached tarball (made at install, or in a
   // child process) instead of an initdb: no directory of thousands of files to copy in and remove again.
   const memoryDb = ownDir ? await openMigratedMemoryPglite(templateCacheDirs()) : undefined;

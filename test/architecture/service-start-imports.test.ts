@@ -2,7 +2,9 @@
  * The per-user local service starts while the agent that needs it runs its first steps, so what it
  * loads at start is kept small: pi-ai (with typebox, ~680 ES modules, about 0.3 s of CPU) is loaded
  * on first use by @condense/summarizer (src/pi-ai.ts), never through a static import on the service's
- * graph, nor in the prebuilt service bundle that the extension starts.
+ * graph, nor in the prebuilt service bundle that the extension starts. The same holds for the CLI,
+ * whose `condense replay` is the README's main job: its price model reads pi-ai's catalogue through
+ * the same loader.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,5 +28,11 @@ describe("the local service's start imports", () => {
     const source = readFileSync(bundle, "utf8");
     expect([...source.matchAll(/^import .* from "(@mariozechner\/[^"]+)";?$/gm)].map((m) => m[1])).toEqual([]);
     expect(source).toContain('import.meta.resolve("@mariozechner/pi-ai")');
+  });
+
+  it("reach no pi package statically from the CLI either", () => {
+    const graph = importGraph(join(REPO, "apps/cli/src/main.ts"), { hostProvided: pi });
+    expect([...graph.packages].filter(pi)).toEqual([]);
+    expect(graph.packages.has("@condense/summarizer")).toBe(true);
   });
 });

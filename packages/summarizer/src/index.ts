@@ -39,6 +39,7 @@ export { createSummarizerMetrics, type SummarizerMetrics } from "./metrics.ts";
 export type { SummarizerLogger } from "./logger.ts";
 export { buildBatchPrompt, buildFusionPrompt } from "./prompts.ts";
 export { resolveModel, isNoModel, splitModelRef, type ResolvedModel } from "./model-resolve.ts";
+export { piAi } from "./pi-ai.ts";
 export {
   handedOffToResolved,
   handedOffLabel,

@@ -1,6 +1,6 @@
 /**
- * The part of pi-ai the summarizer uses (streamSimple, getEnvApiKey, getModel, getProviders), loaded on
- * first use instead of with this package. pi-ai's entry re-exports typebox (~680 ES modules) and all
+ * The part of pi-ai the summarizer uses (streamSimple, getEnvApiKey, getModel, getProviders; and the
+ * catalogue's getModels, for the replay's prices), loaded on first use instead of with this package. pi-ai's entry re-exports typebox (~680 ES modules) and all
  * of its helpers: about 0.3 s of CPU to load, which the per-user local service paid at every start
  * while the agent that started it runs its first steps, and again at a session's first summary. Its
  * own `dist/stream.js` (the provider dispatch, which loads each provider on first use) and
@@ -16,7 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 type PiAiModule = typeof import("@mariozechner/pi-ai");
-export type PiAi = Pick<PiAiModule, "streamSimple" | "getEnvApiKey" | "getModel" | "getProviders">;
+export type PiAi = Pick<PiAiModule, "streamSimple" | "getEnvApiKey" | "getModel" | "getModels" | "getProviders">;
 
 let loaded: { api: PiAi; from: "parts" | "entry" } | undefined;
 
@@ -28,12 +28,13 @@ function load(): { api: PiAi; from: "parts" | "entry" } {
   if (existsSync(stream) && existsSync(models)) {
     const s = require(stream) as Partial<PiAi>;
     const m = require(models) as Partial<PiAi>;
-    if (s.streamSimple && s.getEnvApiKey && m.getModel && m.getProviders)
+    if (s.streamSimple && s.getEnvApiKey && m.getModel && m.getModels && m.getProviders)
       return {
         api: {
           streamSimple: s.streamSimple,
           getEnvApiKey: s.getEnvApiKey,
           getModel: m.getModel,
+          getModels: m.getModels,
           getProviders: m.getProviders,
         },
         from: "parts",

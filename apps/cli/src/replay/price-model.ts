@@ -1,7 +1,11 @@
 /**
- * List prices for the cost estimate, from pi-ai's model catalogue (USD per million tokens).
+ * List prices for the cost estimate, from pi-ai's model catalogue (USD per million tokens), loaded
+ * through the summarizer's pi-ai loader: the catalogue module alone, not pi-ai's entry (about 0.35 s of
+ * CPU at every `condense` start when it was imported here). This package keeps pi-ai as a dependency
+ * of its own: the loader finds pi-ai with `import.meta.resolve`, which in the CLI's prebuilt bundle
+ * resolves from this package's directory (knip.json says so).
  */
-import { getModels, getProviders } from "@mariozechner/pi-ai";
+import { piAi } from "@condense/summarizer";
 import { CliError, EXIT } from "../cli-error.ts";
 
 export const DEFAULT_PRICE_MODEL = "anthropic/claude-sonnet-4-5";
@@ -19,6 +23,7 @@ export function priceOf(ref: string): ModelPrice {
   const slash = ref.indexOf("/");
   const provider = slash > 0 ? ref.slice(0, slash) : "";
   const id = slash > 0 ? ref.slice(slash + 1) : ref;
+  const { getModels, getProviders } = piAi();
   const providers = getProviders() as string[];
   if (!providers.includes(provider)) {
     throw new CliError(

@@ -522,11 +522,12 @@ async function replayOn(
       else if (loopFlush) landing = true;
       i = j;
     }
-    // The request the agent would make next carries the last turn's results too.
-    if (raw.length > 0 && !isAssistant(raw[raw.length - 1])) {
-      modelCall(client);
-      outputs.push(0);
-    }
+    // The last request billed is the last one the session made: a request is known to have been made
+    // when its answer is recorded (pi records failed and aborted requests as assistant messages too; a
+    // Claude Code response, a Codex response and a SWE-agent step are one assistant message each).
+    // What follows the last answer went to no model: a pi display or custom message, a user's `!`
+    // command, a prompt typed before the session ended, a SWE-agent `submit`'s observation. (Until
+    // 2026-12-07 the replay billed "the next request" there, one the session never made.)
     if (landing) await awaitFlush(client);
 
     // The oracle's summaries: every turn flushed once more after the last request (not billed), and

@@ -20,8 +20,9 @@
  * the same run, e.g. the design before the local service), BENCH_PI_BASELINE_ENV (JSON: env added to
  * the baseline's runs only, e.g. `{"CONDENSE_SHUTDOWN_DRAIN_MS":"1"}` with this checkout as the baseline
  * for an A/B of one setting), BENCH_PI_PROF
- * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (with a
- * baseline, its checkout's replay is timed too, alternating; wall and CPU time of each), BENCH_PI_KEEP=1
+ * (a directory: pi runs with --cpu-prof there), BENCH_PI_REPLAY=0 to skip the replay timing (the README's
+ * `condense replay` of its sample through the linked bin; with a baseline, its checkout's replay is timed
+ * too, alternating; wall and CPU time of each), BENCH_PI_KEEP=1
  * to keep the temporary homes (the service's log holds every request's duration), BENCH_PI_VERBOSE=1 for
  * each run's per-step wall time and pi's and the service's CPU per step, BENCH_PI_PRESTARTED=1 to add
  * "pre": a fresh agent dir whose local service the bench starts (the prebuilt one pi would start) and
@@ -34,6 +35,7 @@ import { mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { localServiceHost } from "@condense/client";
+import { freshPrebuilt } from "@condense/config/prebuilt-freshness";
 import { dataDirOwner } from "@condense/service";
 import { startFakeLlm, type FakeLlm, type Scenario } from "@condense/test-support/fake-llm";
 import { stopLocalService } from "../e2e/local-service-support.ts";
@@ -257,7 +259,32 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 const EARLY = 10;
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
+/**
+ * The prebuilt bundles each checkout's pi and replay run (the extension and the service it starts, the
+ * CLI): a stale one is skipped for the TypeScript source, which pi transpiles at every start and which
+ * starts the service through tsx, so a bench of a checkout edited since its last `pnpm install` would
+ * time the source instead. Rebuilt here when stale, as `pnpm install` would.
+ */
+function freshenBundles(repo: string): void {
+  const bundles = [
+    { dir: "packages/pi-extension", outputs: ["dist/index.js", "dist/service.js"], build: ["--prebuilt"] },
+    { dir: "apps/cli", outputs: ["dist/main.js"], build: [], sameCheckout: true },
+  ];
+  for (const b of bundles) {
+    const check = { outputs: b.outputs, ...(b.sameCheckout ? { sameCheckout: true } : {}) };
+    if (freshPrebuilt(join(repo, b.dir), check)) continue;
+    console.log(`bench:pi: ${join(repo, b.dir)}'s prebuilt bundle is stale or missing: rebuilding it`);
+    const r = spawnSync(process.execPath, [join(repo, b.dir, "scripts/bundle.mjs"), ...b.build], {
+      cwd: repo,
+      encoding: "utf8",
+    });
+    if (r.status !== 0 || !freshPrebuilt(join(repo, b.dir), check))
+      throw new Error(`could not rebuild ${b.dir}'s bundle in ${repo} (run pnpm install there): ${r.stderr}`);
+  }
+}
+
 async function main(): Promise<void> {
+  for (const repo of BASELINE ? [REPO, join(BASELINE, "../..")] : [REPO]) freshenBundles(repo);
   const llm = await startFakeLlm({ scenarios: { B: bench }, agentDelayMs: 50 });
   const results: RunResult[] = [];
   const roots: string[] = [];
@@ -358,13 +385,8 @@ async function main(): Promise<void> {
         const t0 = Date.now();
         const r = spawnSync(
           process.execPath,
-          [
-            "--import",
-            "tsx",
-            join(repo, "apps/cli/src/main.ts"),
-            "replay",
-            join(repo, "examples/sample-session.jsonl"),
-          ],
+          // The README's command: the linked bin, which runs the CLI's prebuilt bundle (fresh: see above).
+          [join(repo, "apps/cli/bin/condense.mjs"), "replay", join(repo, "examples/sample-session.jsonl")],
           { cwd: repo, encoding: "utf8" },
         );
         const wallMs = Date.now() - t0;

@@ -55,11 +55,12 @@ function newTally(ts: Float64Array): Tally {
 }
 
 /**
- * `slotOf(tally.ts, t)` for timestamps met in history order. Timestamps rise along a history, so the
- * slot of the next one is at or just past the last: walk a few steps forward from there, and bisect
- * only when the timestamp went back or jumped far.
+ * `slotOf(tally.ts, t)` for the timestamp `t` of message `i`, met in history order. Timestamps rise
+ * along a history, so the slot of the next one is at or just past the last: walk a few steps forward
+ * from there, and bisect only when the timestamp went back or jumped far.
  */
-function seek(tally: Tally, t: number): number {
+function seek(tally: Tally, timestamps: Float64Array, i: number): number {
+  const t = timestamps[i]!;
   const ts = tally.ts;
   let k = tally.cursor;
   if (k > 0 && ts[k - 1]! >= t) k = lowerBound(ts, t);
@@ -175,12 +176,11 @@ export function resolveWith(
     for (let i = 0; i < roles.length; i++) {
       const role = roles[i];
       if (role === Boundary.NONE) continue;
-      const ts = timestamps[i]!;
       if (role === Boundary.ASSISTANT) {
-        const k = seek(ends, ts);
+        const k = seek(ends, timestamps, i);
         if (k >= 0) meet(ends, k, i);
       } else {
-        const k = seek(starts, ts);
+        const k = seek(starts, timestamps, i);
         if (k >= 0 && !notAStart?.(i)) meet(starts, k, i);
       }
     }

@@ -22,7 +22,6 @@ import {
 } from "../diagnostics.ts";
 import { isObject, type AssistantMessage, type ToolResultMessage, type UserMessage } from "../messages.ts";
 import type { CondenseState } from "../state.ts";
-import { lowerBound } from "../sorted-search.ts";
 import type { ChainEntry } from "../state-types.ts";
 import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../texts.ts";
 import { firstTextPart, isChainSynthetic, Kind, UNREADABLE, type Rendering } from "./message-shape.ts";
@@ -36,6 +35,9 @@ interface Span {
   start: number;
   end: number;
   order: number;
+  /** What step 3 emits for an accepted span: the synthetic after its start, its final assistant stripped. */
+  synthetic: UserMessage | null;
+  strippedFinal: AssistantMessage | null;
 }
 
 /** Per input position, what this phase does there. */
@@ -48,17 +50,13 @@ const INSERT_AFTER = 4;
 
 /**
  * The result occurrences the accepted spans dropped, for CAP-RENDER-15's exact match of refs with a
- * resultTimestamp: timestamps and ids side by side, sorted by timestamp and searched by bisection.
- * Gathered only when such a ref is met (`droppedOccurrences`). A plain record, not a class instance
- * (see chain-range.ts's `Tally`: V8 drops code that constructs one on every forced full GC).
+ * resultTimestamp: their positions in the rendering, sorted by timestamp and searched by bisection
+ * on the timestamps the render read. Gathered only when such a ref is met (`droppedOccurrences`).
  */
-interface DroppedOccurrences {
-  readonly ts: number[];
-  readonly ids: string[];
-}
+type DroppedOccurrences = readonly number[];
 
-/** The result occurrences (with a timestamp) inside the accepted spans, sorted by timestamp. */
-function droppedOccurrences({ messages, kinds, timestamps }: Rendering, accepted: readonly Span[]): DroppedOccurrences {
+/** Positions of the result occurrences (with a timestamp) inside the accepted spans, by timestamp. */
+function droppedOccurrences({ kinds, timestamps }: Rendering, accepted: readonly Span[]): DroppedOccurrences {
   const at: number[] = [];
   let sorted = true;
   for (const span of accepted)
@@ -69,15 +67,21 @@ function droppedOccurrences({ messages, kinds, timestamps }: Rendering, accepted
       at.push(i);
     }
   if (!sorted) at.sort((a, b) => timestamps[a]! - timestamps[b]! || a - b);
-  return {
-    ts: at.map((i) => timestamps[i]!),
-    ids: at.map((i) => (messages[i] as ToolResultMessage).toolCallId),
-  };
+  return at;
 }
 
-function hasDropped(d: DroppedOccurrences, ts: number, id: string): boolean {
-  const t = d.ts;
-  for (let k = lowerBound(t, ts); k < t.length && t[k] === ts; k++) if (d.ids[k] === id) return true;
+/** Whether the occurrence (id, ts) is among the dropped ones. */
+function hasDropped({ messages, timestamps }: Rendering, at: DroppedOccurrences, ts: number, id: string): boolean {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (timestamps[at[mid]!]! < ts) lo = mid + 1;
+    else hi = mid;
+  }
+  // lo: the first dropped occurrence at or after ts
+  for (let k = lo; k < at.length && timestamps[at[k]!] === ts; k++)
+    if ((messages[at[k]!] as ToolResultMessage).toolCallId === id) return true;
   return false;
 }
 
@@ -90,21 +94,19 @@ export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
   ctx.stats.chainsApplied += accepted.length;
 
   const action = new Uint8Array(messages.length);
-  const inserted = new Map<number, UserMessage>();
-  const stripped = new Map<number, AssistantMessage>();
   const strip = cc.stripFinalAssistantThinking !== false;
   let changed = false;
   for (const span of accepted) {
     if (applySpan(r, span, action)) changed = true;
     const synthetic = present(r, span) ? null : insertSynthetic(r, span, ctx);
     if (synthetic) {
-      inserted.set(span.start, synthetic);
+      span.synthetic = synthetic;
       action[span.start]! |= INSERT_AFTER;
       changed = true;
     }
     const final = strip ? withoutThinking(ctx.memo, messages[span.end] as AssistantMessage) : undefined;
     if (final) {
-      stripped.set(span.end, final);
+      span.strippedFinal = final;
       action[span.end]! |= STRIP;
       changed = true;
     }
@@ -112,31 +114,36 @@ export function chainRangePrune(r: Rendering, ctx: RenderContext): Rendering {
   if (changed && dropCoveredSummaries(r, accepted, action)) changed = true;
   if (!changed) return r;
 
-  return emit(r, action, inserted, stripped);
+  return emit(r, action, accepted);
 }
 
-/** The output of the marked actions, its arrays allocated at their final length. */
-function emit(
-  { messages, kinds, timestamps }: Rendering,
-  action: Uint8Array,
-  inserted: ReadonlyMap<number, UserMessage>,
-  stripped: ReadonlyMap<number, AssistantMessage>,
-): Rendering {
-  let n = inserted.size;
-  for (let i = 0; i < action.length; i++) if (!(action[i]! & DROP)) n++;
+/**
+ * The output of the marked actions, its arrays allocated at their final length. The accepted spans
+ * are disjoint and in history order (one may start where the last ended), so the span a marked
+ * position starts or ends is found by moving forward through them.
+ */
+function emit({ messages, kinds, timestamps }: Rendering, action: Uint8Array, accepted: readonly Span[]): Rendering {
+  let n = 0;
+  for (let i = 0; i < action.length; i++) {
+    if (!(action[i]! & DROP)) n++;
+    if (action[i]! & INSERT_AFTER) n++;
+  }
   const out: unknown[] = new Array(n);
   const outKinds = new Uint8Array(n);
   const outTimestamps = new Float64Array(n);
   let j = 0;
+  let s = 0;
   for (let i = 0; i < messages.length; i++) {
     const a = action[i]!;
     if (!(a & DROP)) {
-      out[j] = a & STRIP ? stripped.get(i) : messages[i];
+      if (a & STRIP) while (accepted[s]!.end !== i) s++;
+      out[j] = a & STRIP ? accepted[s]!.strippedFinal : messages[i];
       outKinds[j] = kinds[i]!;
       outTimestamps[j++] = timestamps[i]!;
     }
     if (a & INSERT_AFTER) {
-      const synthetic = inserted.get(i)!;
+      while (accepted[s]!.start !== i) s++;
+      const synthetic = accepted[s]!.synthetic!;
       out[j] = synthetic;
       outKinds[j] = Kind.USER;
       outTimestamps[j++] = synthetic.timestamp ?? Number.NaN;
@@ -164,7 +171,7 @@ function resolveSpans({ messages, kinds, timestamps }: Rendering, ctx: RenderCon
   for (let order = 0; order < chains.length; order++) {
     const entry = chains[order]!;
     const r = ranges[order];
-    if (r) spans.push({ entry, start: r.startIndex, end: r.endIndex, order });
+    if (r) spans.push({ entry, start: r.startIndex, end: r.endIndex, order, synthetic: null, strippedFinal: null });
     else report(ctx, unresolvedFor(ctx.memo, entry));
   }
   return spans;
@@ -207,13 +214,11 @@ function applySpan({ kinds }: Rendering, span: Span, action: Uint8Array): boolea
 
 /** CAP-RENDER-14 idempotency: the span already holds this entry's synthetic (rendered output). */
 function present({ messages, kinds }: Rendering, span: Span): boolean {
-  const tag = chainIdTagPrefix(span.entry.blockId);
+  let tag: string | undefined;
   for (let i = span.start + 1; i < span.end; i++) {
-    if (
-      (kinds[i]! & ~UNREADABLE) === Kind.USER &&
-      firstTextPart(messages[i] as Record<string, unknown>)?.startsWith(tag)
-    )
-      return true;
+    if ((kinds[i]! & ~UNREADABLE) !== Kind.USER) continue;
+    tag ??= chainIdTagPrefix(span.entry.blockId);
+    if (firstTextPart(messages[i] as Record<string, unknown>)?.startsWith(tag)) return true;
   }
   return false;
 }
@@ -290,7 +295,7 @@ interface DroppedByAccepted {
 }
 
 function droppedOccurrence(d: DroppedByAccepted, ts: number, id: string): boolean {
-  return hasDropped((d.occurrences ??= droppedOccurrences(d.r, d.accepted)), ts, id);
+  return hasDropped(d.r, (d.occurrences ??= droppedOccurrences(d.r, d.accepted)), ts, id);
 }
 
 function droppedBareId(d: DroppedByAccepted, id: string): boolean {
@@ -383,12 +388,11 @@ function sameSources(a: readonly unknown[], b: readonly unknown[]): boolean {
 
 /** CAP-RENDER-16: the final assistant without its thinking blocks; undefined when it has none. */
 function withoutThinking(memo: RenderMemo, m: AssistantMessage): AssistantMessage | undefined {
-  if (!isObject(m) || !Array.isArray(m.content) || !m.content.some((b) => isObject(b) && b.type === "thinking"))
-    return undefined;
-  const copy = memoCopy(memo, m, "strip-thinking", () => ({
-    ...m,
-    content: m.content.filter((b) => !(isObject(b) && b.type === "thinking")),
-  }));
+  if (!isObject(m) || !Array.isArray(m.content) || !m.content.some(isThinking)) return undefined;
+  const copy = memoCopy(memo, m, "strip-thinking", () => ({ ...m, content: m.content.filter(isNotThinking) }));
   producedSize(memo.sizes, copy);
   return copy;
 }
+
+const isThinking = (b: unknown) => isObject(b) && b.type === "thinking";
+const isNotThinking = (b: unknown) => !isThinking(b);

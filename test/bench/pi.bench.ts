@@ -49,6 +49,8 @@ const BASELINE = process.env.BENCH_PI_BASELINE_EXTENSION_DIR;
 const PROF = process.env.BENCH_PI_PROF;
 const BASELINE_ENV = JSON.parse(process.env.BENCH_PI_BASELINE_ENV ?? "{}") as Record<string, string>;
 const PRESTARTED = process.env.BENCH_PI_PRESTARTED === "1";
+/** This checkout and the baseline's (its packages/pi-extension's repository). */
+const CHECKOUTS = BASELINE ? [REPO, join(BASELINE, "../..")] : [REPO];
 
 /** Starts the local service pi would start for `home` (the prebuilt one, pi's env) and waits until it answers. */
 async function prestartService(home: PiHome): Promise<void> {
@@ -267,24 +269,33 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
  */
 function freshenBundles(repo: string): void {
   const bundles = [
-    { dir: "packages/pi-extension", outputs: ["dist/index.js", "dist/service.js"], build: ["--prebuilt"] },
-    { dir: "apps/cli", outputs: ["dist/main.js"], build: [], sameCheckout: true },
+    {
+      dir: "packages/pi-extension",
+      fresh: (dir: string) => freshPrebuilt(dir, { outputs: ["dist/index.js", "dist/service.js"] }),
+      build: ["--prebuilt"],
+    },
+    // apps/cli/bin/fresh-bundle.mjs's rule: only in the checkout that built it.
+    {
+      dir: "apps/cli",
+      fresh: (dir: string) => freshPrebuilt(dir, { outputs: ["dist/main.js"], sameCheckout: true }),
+      build: [],
+    },
   ];
   for (const b of bundles) {
-    const check = { outputs: b.outputs, ...(b.sameCheckout ? { sameCheckout: true } : {}) };
-    if (freshPrebuilt(join(repo, b.dir), check)) continue;
-    console.log(`bench:pi: ${join(repo, b.dir)}'s prebuilt bundle is stale or missing: rebuilding it`);
-    const r = spawnSync(process.execPath, [join(repo, b.dir, "scripts/bundle.mjs"), ...b.build], {
+    const dir = join(repo, b.dir);
+    if (b.fresh(dir)) continue;
+    console.log(`bench:pi: ${dir}'s prebuilt bundle is stale or missing: rebuilding it`);
+    const r = spawnSync(process.execPath, [join(dir, "scripts/bundle.mjs"), ...b.build], {
       cwd: repo,
       encoding: "utf8",
     });
-    if (r.status !== 0 || !freshPrebuilt(join(repo, b.dir), check))
+    if (r.status !== 0 || !b.fresh(dir))
       throw new Error(`could not rebuild ${b.dir}'s bundle in ${repo} (run pnpm install there): ${r.stderr}`);
   }
 }
 
 async function main(): Promise<void> {
-  for (const repo of BASELINE ? [REPO, join(BASELINE, "../..")] : [REPO]) freshenBundles(repo);
+  for (const repo of CHECKOUTS) freshenBundles(repo);
   const llm = await startFakeLlm({ scenarios: { B: bench }, agentDelayMs: 50 });
   const results: RunResult[] = [];
   const roots: string[] = [];
@@ -378,9 +389,8 @@ async function main(): Promise<void> {
   const replays: { repo: string; wallMs: number; cpuMs: number }[] = [];
   if (process.env.BENCH_PI_REPLAY !== "0") {
     // The baseline checkout's replay alternates with this one's; CPU is the child's user + system time.
-    const repos = BASELINE ? [REPO, join(BASELINE, "../..")] : [REPO];
     for (let rep = 0; rep < Math.max(1, Math.min(REPS, 2)); rep++)
-      for (const repo of repos) {
+      for (const repo of CHECKOUTS) {
         const cpu0 = childrenCpuMs();
         const t0 = Date.now();
         const r = spawnSync(

@@ -11,3 +11,18 @@ export function lowerBound(xs: ArrayLike<number>, x: number): number {
   }
   return lo;
 }
+
+/**
+ * `lowerBound` over values reached through positions: the first index k of `at` whose value `xs[at[k]]`
+ * is not below `x`, where `at` lists positions of `xs` in ascending order of their values.
+ */
+export function lowerBoundAt(xs: ArrayLike<number>, at: ArrayLike<number>, x: number): number {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[at[mid]!]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,7 +1,7 @@
 /**
  * The part of pi-ai the summarizer uses (streamSimple, getEnvApiKey, getModel, getProviders; and the
- * catalogue's getModels, for the replay's prices), loaded on first use instead of with this package. pi-ai's entry re-exports typebox (~680 ES modules) and all
- * of its helpers: about 0.3 s of CPU to load, which the per-user local service paid at every start
+ * catalogue's getModels, for the replay's prices), loaded on first use instead of with this package.
+ * pi-ai's entry re-exports typebox (~680 ES modules) and all of its helpers: about 0.3 s of CPU to load, which the per-user local service paid at every start
  * while the agent that started it runs its first steps, and again at a session's first summary. Its
  * own `dist/stream.js` (the provider dispatch, which loads each provider on first use) and
  * `dist/models.js` (the catalogue) take about 25 ms together, so those two are loaded, by path beside

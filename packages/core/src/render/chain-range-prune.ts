@@ -22,6 +22,7 @@ import {
 } from "../diagnostics.ts";
 import { isObject, type AssistantMessage, type ToolResultMessage, type UserMessage } from "../messages.ts";
 import type { CondenseState } from "../state.ts";
+import { lowerBoundAt } from "../sorted-search.ts";
 import type { ChainEntry } from "../state-types.ts";
 import { chainIdTagPrefix, compressedChainText, protectedOutputBlock } from "../texts.ts";
 import { firstTextPart, isChainSynthetic, Kind, UNREADABLE, type Rendering } from "./message-shape.ts";
@@ -72,15 +73,7 @@ function droppedOccurrences({ kinds, timestamps }: Rendering, accepted: readonly
 
 /** Whether the occurrence (id, ts) is among the dropped ones. */
 function hasDropped({ messages, timestamps }: Rendering, at: DroppedOccurrences, ts: number, id: string): boolean {
-  let lo = 0;
-  let hi = at.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (timestamps[at[mid]!]! < ts) lo = mid + 1;
-    else hi = mid;
-  }
-  // lo: the first dropped occurrence at or after ts
-  for (let k = lo; k < at.length && timestamps[at[k]!] === ts; k++)
+  for (let k = lowerBoundAt(timestamps, at, ts); k < at.length && timestamps[at[k]!] === ts; k++)
     if ((messages[at[k]!] as ToolResultMessage).toolCallId === id) return true;
   return false;
 }

@@ -46,7 +46,7 @@ export function chainLookupKeys(chain: Pick<DetectedChain, "middleOccurrenceKeys
  */
 export function selectEligibleChains(
   chains: readonly DetectedChain[],
-  state: Pick<CondenseState, "chains">,
+  state: { readonly chains: readonly Pick<ChainEntry, "startUserTimestamp">[] },
   options: EligibilityOptions,
 ): ClosedChain[] {
   const compressed = new Set<number>();

@@ -61,6 +61,7 @@ export {
   type RecentFlush,
   type RecordFlushMetricsInput,
 } from "./repo/flush-metrics.ts";
+export { compressedChainStarts } from "./repo/chains.ts";
 export * from "./repo/diagnostics.ts";
 export * from "./repo/recoveries.ts";
 

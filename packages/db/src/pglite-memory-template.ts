@@ -23,6 +23,15 @@ import { migrateDb } from "./migrate.ts";
 import { ensurePgliteTemplates, findTemplate, templateTarballIn } from "./pglite-template-cache.ts";
 import * as schema from "./schema/index.ts";
 
+/**
+ * PGlite's own start parameters with a 16 MB buffer pool instead of the template's 128 MB. The data
+ * already lives in memory (a page the pool drops is copied back from the in-memory file system), so
+ * a large pool only doubles what is held, and setting it up is part of every start: on the README
+ * sample the replay took 0.90x the wall time and 87 MB less peak memory; the largest session in the
+ * shared set (before-compaction, 50 s) took the same time with 200 MB less.
+ */
+const MEMORY_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
+
 function handleOf(pglite: PGlite): DbHandle {
   const db = drizzle({ client: pglite, schema }) as unknown as Db;
   return { db, target: { driver: "pglite", dataDir: undefined }, pglite, close: () => pglite.close() };
@@ -44,7 +53,7 @@ async function loadTarball(tarball: string): Promise<DbHandle | null> {
     return null;
   }
   try {
-    const pglite = new PGlite({ loadDataDir: new Blob([new Uint8Array(bytes)]) });
+    const pglite = new PGlite({ loadDataDir: new Blob([new Uint8Array(bytes)]), startParams: MEMORY_START_PARAMS });
     await pglite.waitReady;
     return handleOf(pglite);
   } catch {
@@ -74,7 +83,7 @@ export async function openMigratedMemoryPglite(cacheDirs: string | readonly stri
 }
 
 async function migrateInProcess(cacheDirs: readonly string[]): Promise<DbHandle> {
-  const pglite = new PGlite();
+  const pglite = new PGlite({ startParams: MEMORY_START_PARAMS });
   await pglite.waitReady;
   const handle = handleOf(pglite);
   try {

@@ -38,6 +38,10 @@ describe("openMigratedMemoryPglite", () => {
       const probe = sql`select count(*)::int as n from information_schema.tables where table_name = 'probe_only_in_first'`;
       expect(await count(first, probe)).toBe(1);
       expect(await count(second, probe)).toBe(0);
+      // Both the migrating open and the tarball's run on the small buffer pool (the data is in memory).
+      const pool = sql`select setting::int * 8 / 1024 as n from pg_settings where name = 'shared_buffers'`;
+      expect(await count(first, pool)).toBe(16);
+      expect(await count(second, pool)).toBe(16);
     } finally {
       await first.close();
       await second.close();

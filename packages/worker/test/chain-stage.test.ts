@@ -2,13 +2,26 @@
  * Chain compression after a flush (AS-25, AS-35..38, grace deferral) on PGlite and Postgres: the
  * request carries the client's closed chains; the worker compresses the eligible ones.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DETERMINISTIC_BODY_HEADER, recordsForId } from "@condense/core";
 import { batch, call, capture, flushNow, requestFlush, runRequest, T0 } from "./support/flush-fixtures.ts";
 import { scriptedSummarizer } from "./support/scripted-summarizer.ts";
 import { chainRows, diagnosticRows, metricsRows, stateOf } from "./support/state-reads.ts";
 import { testDbKinds } from "@condense/test-support/test-db";
 import { useSuiteDatabase } from "./support/suite-database.ts";
+
+// Every read of a session's whole state (every record with its original text) is counted.
+const stateReads = vi.hoisted(() => ({ count: 0 }));
+vi.mock("@condense/db", async (importOriginal) => {
+  const db = await importOriginal<typeof import("@condense/db")>();
+  return {
+    ...db,
+    getStateDelta: (...args: Parameters<typeof db.getStateDelta>) => {
+      stateReads.count++;
+      return db.getStateDelta(...args);
+    },
+  };
+});
 
 /** A closed chain as the client reports it: start user, the middles' results, the closing reply. */
 function chain(n: number, middles: { id: string; ts: number }[], extra: Record<string, unknown> = {}) {
@@ -173,6 +186,42 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
       chains,
     );
     expect(result.chains?.blockIds).toEqual({ [String(T0 + 100_000)]: "b1" });
+  });
+
+  it("a flush whose chains all sit inside the rolling window decides so without reading the whole state", async () => {
+    const db = suite.db;
+    const s = scriptedSummarizer();
+    const chains = [0, 1].map((n) => chain(n, [{ id: `w${n}`, ts: at(n, 0) }]));
+    const batches = [0, 1].map((n) => batch(n, [call(`w${n}`, at(n, 0))]));
+    stateReads.count = 0;
+    const { result } = await flushNow(db, s, "window", batches, { chainCompression: { rollingWindow: 2 } }, chains);
+    expect(result.chains?.status).toBe("nothing-eligible");
+    expect(stateReads.count).toBe(0);
+    // One chain past the window: the state is read once, and the oldest chain compressed.
+    const third = [chain(0, [{ id: "w0", ts: at(0, 0) }]), ...chains.slice(1), chain(2, [{ id: "w2", ts: at(2, 0) }])];
+    const again = await runRequest(
+      db,
+      s,
+      await requestFlush(db, "window", {
+        settings: { chainCompression: { rollingWindow: 2 } },
+        chains: third,
+        trigger: "roi",
+      }),
+    );
+    expect(again.chains).toMatchObject({ status: "committed", compressed: 1 });
+    expect(stateReads.count).toBe(1);
+    // Compressed now: the same chains leave nothing eligible, again without the read.
+    const done = await runRequest(
+      db,
+      s,
+      await requestFlush(db, "window", {
+        settings: { chainCompression: { rollingWindow: 2 } },
+        chains: third,
+        trigger: "roi",
+      }),
+    );
+    expect(done.chains?.status).toBe("nothing-eligible");
+    expect(stateReads.count).toBe(1);
   });
 
   it("compression is off when the session disables it", async () => {

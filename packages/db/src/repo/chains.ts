@@ -12,7 +12,11 @@ import type { SessionKey } from "./sessions.ts";
 type ChainRow = typeof chains.$inferSelect;
 
 /** Of these chain start timestamps, the ones the session has compressed already. */
-export async function compressedChainStarts(tx: Tx, key: SessionKey, starts: number[]): Promise<Set<number>> {
+export async function compressedChainStarts(
+  tx: Db | Tx,
+  key: SessionKey,
+  starts: readonly number[],
+): Promise<Set<number>> {
   const existing = new Set<number>();
   for (const chunk of chunks(starts, 1000)) {
     const rows = await tx

@@ -23,6 +23,7 @@ import {
 } from "@condense/core";
 import {
   commitChains,
+  compressedChainStarts,
   getStateDelta,
   loadCapturesByKeys,
   type ChainWrite,
@@ -91,6 +92,14 @@ export async function runChainStage(
     return { ...none(status), skippedChains };
   };
   if (!settings.chainCompression.enabled) return closeEmpty("skipped");
+  const eligibility = { rollingWindow: settings.chainCompression.rollingWindow, graceKeys };
+  // Most flushes have no chain old enough to compress: that is decided on the compressed starts
+  // alone, before the whole state (every record with its original text) is read.
+  const starts = chains.flatMap((c) => (c.startUserTimestamp === null ? [] : [c.startUserTimestamp]));
+  const compressed = await compressedChainStarts(deps.db, key, starts);
+  const alreadyCompressed = [...compressed].map((startUserTimestamp) => ({ startUserTimestamp }));
+  if (selectEligibleChains(chains, { chains: alreadyCompressed }, eligibility).length === 0)
+    return closeEmpty("nothing-eligible");
   const delta = await getStateDelta(deps.db, { ...key, since: 0 });
   if (!delta) return none("skipped");
   const state = buildState(
@@ -109,10 +118,7 @@ export async function runChainStage(
       rangesSummarized: 0,
     },
   );
-  const eligible = selectEligibleChains(chains, state, {
-    rollingWindow: settings.chainCompression.rollingWindow,
-    graceKeys,
-  });
+  const eligible = selectEligibleChains(chains, state, eligibility);
   if (eligible.length === 0) return closeEmpty("nothing-eligible");
 
   const rows = await loadCapturesByKeys(deps.db, { ...key, keys: eligible.flatMap((c) => c.middleOccurrenceKeys) });

@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { sql } from "drizzle-orm";
 import * as schema from "./schema/index.ts";
+import { DIRECTORY_START_PARAMS, MEMORY_START_PARAMS } from "./pglite-start-params.ts";
 
 export type DbSchema = typeof schema;
 /**
@@ -75,7 +76,9 @@ export async function createDb(url: string, options: CreateDbOptions = {}): Prom
     const db = drizzlePostgres({ client, schema }) as unknown as Db;
     return { db, target, close: () => client.end({ timeout: 5 }) };
   }
-  const pglite = target.dataDir ? new PGlite({ dataDir: target.dataDir }) : new PGlite();
+  const pglite = target.dataDir
+    ? new PGlite({ dataDir: target.dataDir, startParams: DIRECTORY_START_PARAMS })
+    : new PGlite({ startParams: MEMORY_START_PARAMS });
   await pglite.waitReady;
   const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
   return { db, target, pglite, close: () => pglite.close() };

@@ -20,17 +20,9 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import type { Db, DbHandle } from "./client.ts";
 import { migrateDb } from "./migrate.ts";
+import { MEMORY_START_PARAMS } from "./pglite-start-params.ts";
 import { ensurePgliteTemplates, findTemplate, templateTarballIn } from "./pglite-template-cache.ts";
 import * as schema from "./schema/index.ts";
-
-/**
- * PGlite's own start parameters with a 16 MB buffer pool instead of the template's 128 MB. The data
- * already lives in memory (a page the pool drops is copied back from the in-memory file system), so
- * a large pool only doubles what is held, and setting it up is part of every start: on the README
- * sample the replay took 0.90x the wall time and 87 MB less peak memory; the largest session in the
- * shared set (before-compaction, 50 s) took the same time with 200 MB less.
- */
-const MEMORY_START_PARAMS = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"];
 
 function handleOf(pglite: PGlite): DbHandle {
   const db = drizzle({ client: pglite, schema }) as unknown as Db;

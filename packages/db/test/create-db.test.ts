@@ -2,7 +2,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createDb, ensureTenant, getTenant, migrateDb, parseDbUrl } from "../src/index.ts";
+import { sql } from "drizzle-orm";
+import { createDb, type DbHandle, ensureTenant, getTenant, migrateDb, parseDbUrl } from "../src/index.ts";
+
+async function poolMb(h: DbHandle): Promise<number> {
+  const r = (await h.db.execute(
+    sql`select setting::int * 8 / 1024 as mb from pg_settings where name = 'shared_buffers'`,
+  )) as unknown as { rows?: { mb: number }[] } & { mb: number }[];
+  return Number((r.rows ?? r)[0]!.mb);
+}
 
 describe("createDb URL handling", () => {
   it("picks the driver from the URL", () => {
@@ -21,6 +29,11 @@ describe("createDb URL handling", () => {
       const first = await createDb(`pglite://${dir}`);
       await migrateDb(first);
       await ensureTenant(first.db, { id: "local", name: "Local" });
+      // pglite-start-params.ts: a directory runs on a 32 MB buffer pool, an in-memory database on 16 MB.
+      expect(await poolMb(first)).toBe(32);
+      const memory = await createDb("memory://");
+      expect(await poolMb(memory)).toBe(16);
+      await memory.close();
       await first.close();
       const second = await createDb(dir);
       await migrateDb(second);

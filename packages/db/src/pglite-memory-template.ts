@@ -21,6 +21,7 @@ import { drizzle } from "drizzle-orm/pglite";
 import type { Db, DbHandle } from "./client.ts";
 import { migrateDb } from "./migrate.ts";
 import { MEMORY_START_PARAMS } from "./pglite-start-params.ts";
+import { TEMPLATE_SLIMMING } from "./template-key.ts";
 import { ensurePgliteTemplates, findTemplate, templateTarballIn } from "./pglite-template-cache.ts";
 import * as schema from "./schema/index.ts";
 
@@ -80,6 +81,7 @@ async function migrateInProcess(cacheDirs: readonly string[]): Promise<DbHandle>
   const handle = handleOf(pglite);
   try {
     await migrateDb(handle);
+    for (const statement of TEMPLATE_SLIMMING) await pglite.exec(statement);
   } catch (err) {
     await pglite.close().catch(() => {});
     throw err;

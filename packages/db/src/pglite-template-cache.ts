@@ -33,7 +33,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS_FOLDER } from "./migrate.ts";
-import { templateKey } from "./template-key.ts";
+import { TEMPLATE_SLIMMING, templateKey } from "./template-key.ts";
 
 export const TEMPLATE_MARKER = "condense-template.json";
 
@@ -148,6 +148,7 @@ const { migrate } = req("drizzle-orm/pglite/migrator");
 const pg = a.dir ? new PGlite({ dataDir: a.dir }) : new PGlite();
 await pg.waitReady;
 await migrate(drizzle({ client: pg }), { migrationsFolder: a.migrations });
+for (const statement of a.slim) await pg.exec(statement);
 await pg.exec("CHECKPOINT");
 if (a.tarball) writeFileSync(a.tarball, Buffer.from(await (await pg.dumpDataDir("none")).arrayBuffer()));
 await pg.close();
@@ -274,6 +275,7 @@ export async function ensurePgliteTemplates(options: EnsureTemplatesOptions = {}
               resolveFrom: import.meta.url,
               migrations: MIGRATIONS_FOLDER,
               key: templateKey(),
+              slim: TEMPLATE_SLIMMING,
               ...(needDir ? { dir: stagingDir } : {}),
               ...(needTarball ? { tarball: stagingTar } : {}),
             },

@@ -20,7 +20,7 @@ import {
   TEMPLATE_MARKER,
   templateDirIn,
 } from "./pglite-template-cache.ts";
-import { templateKey } from "./template-key.ts";
+import { TEMPLATE_SLIMMING, templateKey } from "./template-key.ts";
 
 const asList = (cacheDirs: string | readonly string[]) => (typeof cacheDirs === "string" ? [cacheDirs] : cacheDirs);
 
@@ -45,13 +45,16 @@ export function seedFromTemplate(targetDir: string, cacheDirs: string | readonly
  * yet, as the template in the first of `cacheDirs` that can be written (unless one exists). A
  * CHECKPOINT first puts every page in the files; the copy is taken while this process runs no
  * statement (it is synchronous), and the live instance's postmaster.pid is left out, as in a template
- * made by a closed instance.
+ * made by a closed instance. Like the builder's, it is slimmed first (TEMPLATE_SLIMMING), the open
+ * database with it.
  */
 export async function keepAsMigratedTemplate(handle: DbHandle, cacheDirs: string | readonly string[]): Promise<void> {
   const dataDir = handle.target.driver === "pglite" ? handle.target.dataDir : undefined;
   if (!dataDir || !handle.pglite) return;
   const dirs = asList(cacheDirs);
   if (findTemplate("dir", dirs)) return;
+  // The template is what the builder would make: without the cluster's template databases.
+  for (const statement of TEMPLATE_SLIMMING) await handle.pglite.exec(statement);
   await handle.pglite.exec("CHECKPOINT");
   let lastError: unknown;
   for (const cacheDir of dirs) {

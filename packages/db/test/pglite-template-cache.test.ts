@@ -38,6 +38,14 @@ async function tableCount(h: DbHandle): Promise<number> {
   return ((Array.isArray(rows) ? rows : (rows as { rows: { n: number }[] }).rows)[0] as { n: number }).n;
 }
 
+/** The cluster's databases, by name. */
+async function databases(h: DbHandle): Promise<string[]> {
+  const rows = await h.db.execute(sql`select datname from pg_database order by datname`);
+  return (Array.isArray(rows) ? rows : (rows as { rows: { datname: string }[] }).rows).map(
+    (r) => (r as { datname: string }).datname,
+  );
+}
+
 /** The pid of a process that has exited. */
 function deadPid(): number {
   return Number(execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]).toString());
@@ -79,6 +87,10 @@ describe("the PGlite template cache", () => {
     try {
       expect(await tableCount(seeded)).toBe(4);
       expect(await tableCount(memory)).toBe(4);
+      // Slimmed (TEMPLATE_SLIMMING): the one database Condense uses, no template databases to copy or untar.
+      expect(await databases(seeded)).toEqual(["postgres"]);
+      expect(await databases(memory)).toEqual(["postgres"]);
+      expect(readdirSync(join(made.dir!, "base"))).toHaveLength(1);
     } finally {
       await seeded.close();
       await memory.close();

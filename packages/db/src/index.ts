@@ -20,7 +20,12 @@ export { migrateDb, MIGRATIONS_FOLDER, MIGRATION_LOCK_KEY } from "./migrate.ts";
 export { openMigratedMemoryPglite } from "./pglite-memory-template.ts";
 export { type PgliteWasmTier, setPgliteWasmTier } from "./pglite-wasm-tier.ts";
 export { keepAsMigratedTemplate, seedFromTemplate, seedMigratedPglite } from "./pglite-template.ts";
-export { ensurePgliteTemplates, type EnsuredTemplates, templateCacheDirs } from "./pglite-template-cache.ts";
+export {
+  ensurePgliteTemplates,
+  type EnsuredTemplates,
+  removeStaleTemplates,
+  templateCacheDirs,
+} from "./pglite-template-cache.ts";
 export { lockSession, sessionLockKey } from "./session-lock.ts";
 export { createScratchDatabase, type ScratchDatabase } from "./scratch-database.ts";
 export {

@@ -47,6 +47,35 @@ export function templateCacheDirs(): string[] {
   return dirs;
 }
 
+/**
+ * Removes the templates of other keys (older migrations, another PGlite build, another slimming) from
+ * `cacheDir`, keeping this key's, staging entries and locks. For an install's own cache directory
+ * only (`pnpm install` calls it there): each schema change otherwise leaves about 70 MB behind. The
+ * `$TMPDIR` cache is shared by every checkout on the machine, whose keys differ, and is left alone.
+ * Returns the names removed.
+ */
+export function removeStaleTemplates(cacheDir: string): string[] {
+  const current = templateKey();
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(cacheDir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = /^pglite-([0-9a-f]{16})(?:-ckpt\.tar)?$/.exec(name);
+    if (!m || m[1] === current) continue;
+    try {
+      rmSync(join(cacheDir, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      /* in use or not ours to remove: left for the next install */
+    }
+  }
+  return removed;
+}
+
 export const templateDirIn = (cacheDir: string) => join(cacheDir, `pglite-${templateKey()}`);
 // "-ckpt": tarballs made before the dumps were taken after a CHECKPOINT (same key) are not reused.
 export const templateTarballIn = (cacheDir: string) => join(cacheDir, `pglite-${templateKey()}-ckpt.tar`);

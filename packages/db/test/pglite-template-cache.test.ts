@@ -24,6 +24,7 @@ import { createDb, type DbHandle, openMigratedMemoryPglite, seedFromTemplate } f
 import {
   ensurePgliteTemplates,
   findTemplate,
+  removeStaleTemplates,
   TEMPLATE_MARKER,
   templateCacheDirs,
   templateDirIn,
@@ -60,6 +61,21 @@ describe("the PGlite template cache", () => {
     expect(dirs).toHaveLength(2);
     expect(dirs[0]).toMatch(/\/node_modules\/\.cache\/condense-pglite-templates$/);
     expect(dirs[1]).toBe(join(tmpdir(), "condense-pglite-templates"));
+  });
+
+  it("removes the templates of other keys from a cache directory, and nothing else", () => {
+    const cache = join(root, "other-keys");
+    const key = templateKey();
+    const other = key === "0123456789abcdef" ? "fedcba9876543210" : "0123456789abcdef";
+    mkdirSync(join(cache, `pglite-${other}`, "base"), { recursive: true });
+    writeFileSync(join(cache, `pglite-${other}-ckpt.tar`), "old");
+    mkdirSync(join(cache, `pglite-${key}`));
+    writeFileSync(join(cache, `pglite-${key}-ckpt.tar`), "current");
+    const kept = [`pglite-${other}.staging-123`, `pglite-${other}.lock`, "notes.txt"];
+    for (const name of kept) writeFileSync(join(cache, name), "");
+    expect(removeStaleTemplates(cache).sort()).toEqual([`pglite-${other}`, `pglite-${other}-ckpt.tar`]);
+    expect(readdirSync(cache).sort()).toEqual([...kept, `pglite-${key}`, `pglite-${key}-ckpt.tar`].sort());
+    expect(removeStaleTemplates(join(root, "no-such-dir"))).toEqual([]);
   });
 
   it("builds a missing template in a child process, then finds and uses it without a rebuild", async () => {

@@ -1,7 +1,8 @@
 /**
  * The key of the migrated PGlite templates (pglite-template-cache.ts): the migrations (names and
  * contents), the PGlite build that writes them (its resolved module path carries the package
- * version) and what is done after the migrations (TEMPLATE_SLIMMING), so a new migration or PGlite version makes a new template instead of reusing a stale one.
+ * version) and what is done after the migrations (TEMPLATE_SLIMMING), so a new migration, PGlite
+ * version or slimming makes a new template instead of reusing a stale one.
  */
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";

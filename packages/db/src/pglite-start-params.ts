@@ -9,7 +9,7 @@
  * - on disk (the local service, `condense serve`): a page the pool drops is one read from the page
  *   cache. 32 MB: a start on a fresh copy of the template took 60-130 ms less CPU, and the process
  *   holds about 100 MB less.
- * Measured on the 2 vCPU Xeon host, 2026-12-07.
+ * Measured on a 2 vCPU AMD EPYC guest, 2026-12-07.
  */
 import { PGlite } from "@electric-sql/pglite";
 

@@ -56,6 +56,14 @@ export function templateCacheDirs(): string[] {
  */
 export function removeStaleTemplates(cacheDir: string): string[] {
   const current = templateKey();
+  return removeEntries(cacheDir, (name) => {
+    const m = /^pglite-([0-9a-f]{16})(?:-ckpt\.tar)?$/.exec(name);
+    return m !== null && m[1] !== current;
+  });
+}
+
+/** Removes the entries of `cacheDir` whose name `stale` accepts; returns their names. */
+function removeEntries(cacheDir: string, stale: (name: string) => boolean): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -64,13 +72,12 @@ export function removeStaleTemplates(cacheDir: string): string[] {
     return removed;
   }
   for (const name of names) {
-    const m = /^pglite-([0-9a-f]{16})(?:-ckpt\.tar)?$/.exec(name);
-    if (!m || m[1] === current) continue;
+    if (!stale(name)) continue;
     try {
       rmSync(join(cacheDir, name), { recursive: true, force: true });
       removed.push(name);
     } catch {
-      /* in use or not ours to remove: left for the next install */
+      /* in use, someone else's, or already gone: left for the next pass */
     }
   }
   return removed;
@@ -116,24 +123,10 @@ function alive(pid: number): boolean {
 
 /** Removes `*.staging-<pid>` and `*.stale-<pid>` entries of processes that no longer run. */
 export function removeDeadStaging(cacheDir: string): string[] {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(cacheDir);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
+  return removeEntries(cacheDir, (name) => {
     const m = /\.(?:staging|stale)-(\d+)$/.exec(name);
-    if (!m || alive(Number(m[1]))) continue;
-    try {
-      rmSync(join(cacheDir, name), { recursive: true, force: true });
-      removed.push(name);
-    } catch {
-      /* someone else's, or already gone */
-    }
-  }
-  return removed;
+    return m !== null && !alive(Number(m[1]));
+  });
 }
 
 /** Takes the build lock of `cacheDir` (true), or reports who holds it; a dead holder's lock is taken over. */

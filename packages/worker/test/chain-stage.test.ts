@@ -198,28 +198,22 @@ describe.each(testDbKinds())("chain stage (%s)", (kind) => {
     expect(result.chains?.status).toBe("nothing-eligible");
     expect(stateReads.count).toBe(0);
     // One chain past the window: the state is read once, and the oldest chain compressed.
-    const third = [chain(0, [{ id: "w0", ts: at(0, 0) }]), ...chains.slice(1), chain(2, [{ id: "w2", ts: at(2, 0) }])];
-    const again = await runRequest(
-      db,
-      s,
-      await requestFlush(db, "window", {
-        settings: { chainCompression: { rollingWindow: 2 } },
-        chains: third,
-        trigger: "roi",
-      }),
-    );
+    const three = [...chains, chain(2, [{ id: "w2", ts: at(2, 0) }])];
+    const flushThree = async () =>
+      runRequest(
+        db,
+        s,
+        await requestFlush(db, "window", {
+          settings: { chainCompression: { rollingWindow: 2 } },
+          chains: three,
+          trigger: "roi",
+        }),
+      );
+    const again = await flushThree();
     expect(again.chains).toMatchObject({ status: "committed", compressed: 1 });
     expect(stateReads.count).toBe(1);
     // Compressed now: the same chains leave nothing eligible, again without the read.
-    const done = await runRequest(
-      db,
-      s,
-      await requestFlush(db, "window", {
-        settings: { chainCompression: { rollingWindow: 2 } },
-        chains: third,
-        trigger: "roi",
-      }),
-    );
+    const done = await flushThree();
     expect(done.chains?.status).toBe("nothing-eligible");
     expect(stateReads.count).toBe(1);
   });

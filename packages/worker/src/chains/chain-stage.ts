@@ -92,14 +92,18 @@ export async function runChainStage(
     return { ...none(status), skippedChains };
   };
   if (!settings.chainCompression.enabled) return closeEmpty("skipped");
-  const eligibility = { rollingWindow: settings.chainCompression.rollingWindow, graceKeys };
   // Most flushes have no chain old enough to compress: that is decided on the compressed starts
-  // alone, before the whole state (every record with its original text) is read.
+  // alone, before the whole state (every record with its original text) is read for the plan. (A
+  // chain another flush compresses meanwhile is left out by the commit, which checks the starts again.)
   const starts = chains.flatMap((c) => (c.startUserTimestamp === null ? [] : [c.startUserTimestamp]));
   const compressed = await compressedChainStarts(deps.db, key, starts);
   const alreadyCompressed = [...compressed].map((startUserTimestamp) => ({ startUserTimestamp }));
-  if (selectEligibleChains(chains, { chains: alreadyCompressed }, eligibility).length === 0)
-    return closeEmpty("nothing-eligible");
+  const eligible = selectEligibleChains(
+    chains,
+    { chains: alreadyCompressed },
+    { rollingWindow: settings.chainCompression.rollingWindow, graceKeys },
+  );
+  if (eligible.length === 0) return closeEmpty("nothing-eligible");
   const delta = await getStateDelta(deps.db, { ...key, since: 0 });
   if (!delta) return none("skipped");
   const state = buildState(
@@ -118,8 +122,6 @@ export async function runChainStage(
       rangesSummarized: 0,
     },
   );
-  const eligible = selectEligibleChains(chains, state, eligibility);
-  if (eligible.length === 0) return closeEmpty("nothing-eligible");
 
   const rows = await loadCapturesByKeys(deps.db, { ...key, keys: eligible.flatMap((c) => c.middleOccurrenceKeys) });
   const detection = detectionFromCaptures(eligible, rows);

@@ -5,9 +5,8 @@
  * names the scenario (and so the branch) it was run on.
  */
 import { join } from "node:path";
-import type { FakeLlm, Scenario } from "@condense/test-support/fake-llm";
+import { fakeSummarizerConfig, type FakeLlm, type Scenario } from "@condense/test-support/fake-llm";
 import { REPO, runPi, type PiHome, type PiRun } from "./pi-runner.ts";
-import { fakeSummarizerConfig } from "./scenario-run.ts";
 
 const DRIVER = join(REPO, "test/e2e/tree-driver.extension.ts");
 

@@ -14,18 +14,18 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { localServiceHost } from "@condense/client";
 import { createDb } from "@condense/db";
 import postgres from "postgres";
-import { startFakeLlm, textOf, type FakeLlm, type RecordedRequest } from "@condense/test-support/fake-llm";
+import {
+  fakeSummarizerConfig,
+  startFakeLlm,
+  textOf,
+  type FakeLlm,
+  type RecordedRequest,
+} from "@condense/test-support/fake-llm";
 import { startFleet, type FleetStack } from "./fleet-stack.ts";
 import { chainIds, isPrefix, pairingProblems, prefixReport, stubRefs, summaryTexts } from "./request-checks.ts";
 import { SCENARIOS } from "./scenario.ts";
 import { SERVICE_DAEMON, stopLocalService, waitLocalIdle } from "./local-service-support.ts";
-import {
-  embeddedPgliteDir,
-  fakeSummarizerConfig,
-  localDataDir,
-  runScenario,
-  type ScenarioResult,
-} from "./scenario-run.ts";
+import { embeddedPgliteDir, localDataDir, runScenario, type ScenarioResult } from "./scenario-run.ts";
 
 const SUMMARIZER_DELAY_MS = 2_000;
 

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "@condense/db";
 import {
+  fakeSummarizerConfig,
   startFakeLlm,
   textOf,
   type ChatBody,
@@ -23,7 +24,6 @@ import {
 import { ownerPid, serviceStarts, stopLocalService, waitFor } from "./local-service-support.ts";
 import { preparePiHome, runPi, type PiHome, type PiRun } from "./pi-runner.ts";
 import { pairingProblems, stubRefs } from "./request-checks.ts";
-import { fakeSummarizerConfig } from "./scenario-run.ts";
 import { FAKE_CONTEXT_WINDOW, SCENARIO_SETTINGS } from "./scenario.ts";
 
 const bash = (command: string) => ({ name: "bash", args: { command } });

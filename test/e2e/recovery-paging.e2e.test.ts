@@ -12,13 +12,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeLlm, textOf, type ChatBody, type FakeLlm, type Scenario } from "@condense/test-support/fake-llm";
+import {
+  fakeSummarizerConfig,
+  startFakeLlm,
+  textOf,
+  type ChatBody,
+  type FakeLlm,
+  type Scenario,
+} from "@condense/test-support/fake-llm";
 import { stopLocalService } from "./local-service-support.ts";
 import { warmLocalService } from "./local-service-warm.ts";
 import { preparePiHome, runPi, type PiHome, type PiRun } from "./pi-runner.ts";
 import { answerPage, firstRawOutput, lastQueryAnswer, queryAnswers } from "./recovery-pages.ts";
 import { pairingProblems } from "./request-checks.ts";
-import { fakeSummarizerConfig, localDataDir } from "./scenario-run.ts";
+import { localDataDir } from "./scenario-run.ts";
 import { bigOutputText } from "./support/big-output-extension.ts";
 
 const BIG_BYTES = 5 * 1000 * 1000;

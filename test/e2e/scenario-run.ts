@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FakeLlm } from "@condense/test-support/fake-llm";
+import { fakeSummarizerConfig, type FakeLlm } from "@condense/test-support/fake-llm";
 import { preparePiHome, runPi, sessionFileIn, type PiHome, type PiRun } from "./pi-runner.ts";
 import {
   FAKE_CONTEXT_WINDOW,
@@ -25,18 +25,6 @@ export interface ScenarioResult {
   resume: PiRun;
   /** The short turns run after the resume (ScenarioOptions.moreTurns), each its own pi process. */
   more: PiRun[];
-}
-
-/** Summarizer config (worker env) that sends summaries to the fake LLM. */
-export function fakeSummarizerConfig(llm: FakeLlm): string {
-  return JSON.stringify({
-    summarizerModel: "fake/fake-model",
-    retries: 0,
-    summarizerIdleTimeoutMs: 20_000,
-    customModels: [
-      { provider: "fake", id: "fake-model", api: "openai-completions", baseUrl: llm.baseUrl, apiKey: "fake-key" },
-    ],
-  });
 }
 
 export interface ScenarioOptions {

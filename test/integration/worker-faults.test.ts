@@ -28,7 +28,7 @@
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { createDb, ensureTenant, migrateDb } from "@condense/db";
 import { type BullmqJobQueue, condenseJobs, createBullmqQueue } from "@condense/queue";
-import { startFakeLlm } from "@condense/test-support/fake-llm";
+import { fakeSummarizerConfig, startFakeLlm } from "@condense/test-support/fake-llm";
 import { startFaultLoad, CAPTURES_PER_ROUND_AND_SESSION, type FaultLoad } from "./support/fault-load.ts";
 import {
   captureOutcomes,
@@ -307,19 +307,7 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
         env: {
           CONDENSE_WORKER_LOCK_MS: String(REDIS_SUITE_LOCK_MS),
           CONDENSE_WORKER_STALLED_INTERVAL_MS: String(REDIS_SUITE_STALLED_INTERVAL_MS),
-          CONDENSE_SUMMARIZER_CONFIG: JSON.stringify({
-            summarizerModel: "fake/fake-model",
-            retries: 0,
-            customModels: [
-              {
-                provider: "fake",
-                id: "fake-model",
-                api: "openai-completions",
-                baseUrl: llm.baseUrl,
-                apiKey: "fake-key",
-              },
-            ],
-          }),
+          CONDENSE_SUMMARIZER_CONFIG: fakeSummarizerConfig(llm),
         },
       });
       // The job holding each still-queued session's key (up to 10 sessions): an orphaned one shows as
@@ -333,7 +321,9 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
         );
       const diagnose = async () =>
         `load ${JSON.stringify(load?.stats())}\n${await fleetSnapshot(pg.url)}\n--- jobs holding queued sessions' keys:\n${await holders()}\n${workerTails(fleet.workers)}`;
-      let stillQueued = new Set<string>();
+      // Requested before Redis went down and still queued once it was down: queued at the moment it went
+      // down (not only the backlog polled before: a fast fleet drains that in the time Redis takes to stop).
+      let acrossOutage: string[] = [];
       const run = await throughOutage({
         service: "Redis",
         databaseUrl: pg.url,
@@ -345,15 +335,11 @@ describe.skipIf(!pgAdmin || !hasBinary("redis-server"))("Redis restart mid-load"
         diagnose,
         down: () => redis.stop(),
         atDown: async (downAt) => {
-          stillQueued = new Set(await queuedRequestIds(pg.url, downAt));
+          acrossOutage = await queuedRequestIds(pg.url, downAt);
         },
         up: () => redis.start(),
         failed: { count: (f) => f.enqueue, what: "an enqueue" },
       });
-      // Requested before Redis went down and still queued once it was down: queued at the moment it went
-      // down. (Not only the backlog polled before the outage: on a fast host the fleet drains that one in
-      // the milliseconds Redis takes to stop.)
-      const acrossOutage = [...stillQueued];
 
       const { outcomes, states, stats } = await expectSettled(pg.url, run.load);
       expect(acrossOutage.length, "requests queued across the moment Redis went down").toBeGreaterThan(0);

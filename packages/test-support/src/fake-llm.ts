@@ -82,6 +82,18 @@ export function textOf(content: unknown): string {
   return "";
 }
 
+/** Summarizer config (worker env, CONDENSE_SUMMARIZER_CONFIG) that sends summaries to the fake LLM. */
+export function fakeSummarizerConfig(llm: Pick<FakeLlm, "baseUrl">): string {
+  return JSON.stringify({
+    summarizerModel: "fake/fake-model",
+    retries: 0,
+    summarizerIdleTimeoutMs: 20_000,
+    customModels: [
+      { provider: "fake", id: "fake-model", api: "openai-completions", baseUrl: llm.baseUrl, apiKey: "fake-key" },
+    ],
+  });
+}
+
 /** The scenario name of the newest scenario user message and the number of assistant turns after it. */
 export function scenarioStep(messages: ChatMessage[]): { scenario: string | null; step: number } {
   for (let i = messages.length - 1; i >= 0; i--) {

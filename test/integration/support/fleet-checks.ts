@@ -48,12 +48,11 @@ export async function requestStates(url: string): Promise<Record<string, number>
   });
 }
 
-/** Ids of the requests that are still queued (not committed, coalesced or failed) right now. */
-export async function queuedRequestIds(url: string, requestedBeforeMs?: number): Promise<string[]> {
+/** Ids of the requests made before `requestedBeforeMs` (epoch ms) that are still queued (not committed, coalesced or failed) right now. */
+export async function queuedRequestIds(url: string, requestedBeforeMs: number): Promise<string[]> {
   return withSql(url, async (sql) =>
-    (requestedBeforeMs === undefined
-      ? await sql`select id from flush_requests where status = 'queued'`
-      : await sql`select id from flush_requests where status = 'queued' and requested_at < ${new Date(requestedBeforeMs)}`
+    (
+      await sql`select id from flush_requests where status = 'queued' and requested_at < ${new Date(requestedBeforeMs)}`
     ).map((r) => r.id as string),
   );
 }
